@@ -1,0 +1,39 @@
+import { cargarConfig } from '../config/config';
+import { crearKnex } from '../db/conexion';
+import { crearLogger } from '../log/logger';
+import { conectarCliente } from '../temporal/conexion';
+import { crearApp } from './app';
+
+async function main() {
+  const config = cargarConfig();
+  const logger = crearLogger('api', config.logLevel);
+  const db = crearKnex(config.databaseUrl);
+  const temporal = await conectarCliente(config.temporal);
+  const app = crearApp({
+    logger,
+    salud: {
+      db,
+      temporal,
+      taskQueue: config.temporal.taskQueue,
+      pacUrl: config.pac.sandboxUrl,
+      timeoutMs: config.saludTimeoutMs,
+    },
+  });
+  const servidor = app.listen(config.api.port, config.api.host, () => {
+    logger.info({ puerto: config.api.port }, `API escuchando en http://localhost:${config.api.port}`);
+  });
+  const detener = () => {
+    logger.info('deteniendo la API');
+    servidor.close(async () => {
+      await Promise.allSettled([db.destroy(), temporal.connection.close()]);
+      process.exit(0);
+    });
+  };
+  process.once('SIGINT', detener);
+  process.once('SIGTERM', detener);
+}
+
+main().catch((e) => {
+  process.stderr.write(`api: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

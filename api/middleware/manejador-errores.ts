@@ -1,0 +1,65 @@
+import type { ErrorRequestHandler, RequestHandler } from 'express';
+import { ApiError, type TipoError } from '../errores';
+
+interface ErrorValidador {
+  status?: number;
+  message?: string;
+  errors?: { path?: string; message?: string; errorCode?: string }[];
+  type?: string;
+}
+
+const POR_STATUS: Record<number, [TipoError, string, string]> = {
+  400: ['solicitud_invalida', 'parametro_invalido', 'La solicitud no es válida.'],
+  404: ['no_encontrado', 'ruta_no_encontrada', 'La ruta solicitada no existe.'],
+  405: ['metodo_no_permitido', 'metodo_no_permitido', 'El método no está permitido en esta ruta.'],
+  413: [
+    'carga_demasiado_grande',
+    'cuerpo_demasiado_grande',
+    'El cuerpo de la solicitud es demasiado grande.',
+  ],
+  415: ['tipo_de_contenido', 'tipo_de_contenido_no_soportado', 'El tipo de contenido no está soportado.'],
+};
+
+/** `/body/conceptos/0/cantidad` → `conceptos[0].cantidad` */
+function nombreParametro(ruta?: string): string | undefined {
+  if (!ruta) return undefined;
+  const partes = ruta.replace(/^\//, '').split('/');
+  if (['body', 'query', 'params', 'headers', 'path'].includes(partes[0] ?? '')) partes.shift();
+  return partes.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
+}
+
+/** Maps whatever was thrown into an ApiError; unknown errors become a 500 without internals. */
+export function aApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  const e = err as ErrorValidador & { type?: string };
+  if (e?.type === 'entity.parse.failed') {
+    return new ApiError('solicitud_invalida', 'json_invalido', 'El cuerpo no es JSON válido.');
+  }
+  if (e?.type === 'entity.too.large') {
+    const [tipo, codigo, mensaje] = POR_STATUS[413]!;
+    return new ApiError(tipo, codigo, mensaje);
+  }
+  const fila = typeof e?.status === 'number' ? POR_STATUS[e.status] : undefined;
+  if (fila) {
+    const [tipo, codigo, mensaje] = fila;
+    if (e.status !== 400) return new ApiError(tipo, codigo, mensaje);
+    // Only a 400 names a parameter; for 404/405 the validator's "path" is the URL itself.
+    const primero = e.errors?.[0];
+    const parametro = nombreParametro(primero?.path);
+    const detalle = primero?.message ? `${parametro ?? 'solicitud'}: ${primero.message}` : undefined;
+    return new ApiError(tipo, codigo, detalle ? `${mensaje} ${detalle}` : mensaje, parametro || undefined);
+  }
+  return new ApiError('interno', 'error_interno', 'Ocurrió un error interno. Intente de nuevo más tarde.');
+}
+
+export const manejadorErrores: ErrorRequestHandler = (err, req, res, _next) => {
+  const apiError = aApiError(err);
+  if (apiError.status >= 500) req.log.error({ err }, 'error no controlado');
+  else req.log.info({ codigo: apiError.codigo }, 'solicitud rechazada');
+  res.status(apiError.status).set(apiError.encabezados).json(apiError);
+};
+
+export const rutaNoEncontrada: RequestHandler = (_req, _res, next) => {
+  const [tipo, codigo, mensaje] = POR_STATUS[404]!;
+  next(new ApiError(tipo, codigo, mensaje));
+};

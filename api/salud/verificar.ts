@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from '@temporalio/client';
+import type { Knex } from 'knex';
+
+export type EstadoComponente = 'ok' | 'error';
+
+export interface Componente {
+  estado: EstadoComponente;
+  latencia_ms: number;
+  detalle?: string;
+  version?: string;
+}
+
+export interface Salud {
+  estado: 'ok' | 'degradado';
+  componentes: {
+    mysql: Componente;
+    temporal: Componente;
+    pac: Componente;
+    worker: Componente;
+    chromium: Componente;
+  };
+}
+
+export interface DepsSalud {
+  db: Knex;
+  temporal: Client;
+  taskQueue: string;
+  pacUrl: string;
+  timeoutMs: number;
+}
+
+function conLimite<T>(p: Promise<T>, ms: number, que: string): Promise<T> {
+  let t: NodeJS.Timeout;
+  const limite = new Promise<never>((_, rej) => {
+    t = setTimeout(() => rej(new Error(`${que}: sin respuesta en ${ms} ms`)), ms);
+  });
+  return Promise.race([p, limite]).finally(() => clearTimeout(t));
+}
+
+async function medir(fn: () => Promise<string | void>, ms: number, que: string): Promise<Componente> {
+  const inicio = Date.now();
+  try {
+    const version = await conLimite(fn(), ms, que);
+    return { estado: 'ok', latencia_ms: Date.now() - inicio, ...(version ? { version } : {}) };
+  } catch (e) {
+    return { estado: 'error', latencia_ms: Date.now() - inicio, detalle: (e as Error).message };
+  }
+}
+
+/**
+ * Checks every component. The worker and Chromium are proved by a real round trip: a probe workflow
+ * whose activity launches (or reuses) the worker's Chromium and writes a MySQL row that we read back.
+ */
+export async function verificarSalud(d: DepsSalud): Promise<Salud> {
+  const sondaId = `sonda-salud:${randomUUID()}`;
+  const inicioSonda = Date.now();
+  const sonda = conLimite(
+    d.temporal.workflow.execute('sondaSalud', {
+      workflowId: sondaId,
+      taskQueue: d.taskQueue,
+      args: [sondaId],
+      workflowExecutionTimeout: d.timeoutMs,
+    }),
+    d.timeoutMs,
+    'worker',
+  ).then(() => d.db('sondas_salud').where({ id: sondaId }).first());
+
+  const [mysql, temporal, pac, fila] = await Promise.all([
+    medir(
+      async () => {
+        const [filas] = await d.db.raw('SELECT VERSION() AS v');
+        return String(filas[0].v);
+      },
+      d.timeoutMs,
+      'mysql',
+    ),
+    medir(
+      async () => {
+        const info = await d.temporal.workflowService.getSystemInfo({});
+        return info.serverVersion ?? undefined;
+      },
+      d.timeoutMs,
+      'temporal',
+    ),
+    medir(
+      async () => {
+        const r = await fetch(new URL('/salud', d.pacUrl), { signal: AbortSignal.timeout(d.timeoutMs) });
+        if (!r.ok) throw new Error(`el PAC respondió ${r.status}`);
+        const cuerpo = (await r.json()) as { version?: string };
+        return cuerpo.version;
+      },
+      d.timeoutMs,
+      'pac',
+    ),
+    sonda.then(
+      (f) => ({ f, error: undefined as string | undefined }),
+      (e: Error) => ({ f: undefined, error: e.message }),
+    ),
+  ]);
+  const latenciaSonda = Date.now() - inicioSonda;
+
+  const worker: Componente = fila.f
+    ? { estado: 'ok', latencia_ms: latenciaSonda, detalle: String(fila.f.worker) }
+    : { estado: 'error', latencia_ms: latenciaSonda, detalle: fila.error ?? 'la sonda no escribió en MySQL' };
+  const chromium: Componente = fila.f?.chromium
+    ? { estado: 'ok', latencia_ms: latenciaSonda, version: String(fila.f.chromium) }
+    : {
+        estado: 'error',
+        latencia_ms: latenciaSonda,
+        detalle: fila.f?.chromium_error ?? 'no verificado: el worker no respondió',
+      };
+
+  const componentes = { mysql, temporal, pac, worker, chromium };
+  const estado = Object.values(componentes).every((c) => c.estado === 'ok') ? 'ok' : 'degradado';
+  return { estado, componentes };
+}

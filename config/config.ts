@@ -1,0 +1,205 @@
+import { z } from 'zod';
+
+/**
+ * Every setting of every process, one environment variable each. This table is the single
+ * source for validation, the README's configuration table and the docker-compose consistency test.
+ */
+export interface Variable {
+  descripcion: string;
+  esquema: z.ZodType;
+  /** Default shown in the docs; secrets have none outside development. */
+  defecto?: string;
+  secreto?: boolean;
+}
+
+// Development-only master key: public on purpose, refused when NODE_ENV=production.
+export const CLAVE_MAESTRA_DESARROLLO = Buffer.alloc(32, 'cfdi-desarrollo-no-usar-en-prod!').toString(
+  'base64',
+);
+
+const entero = (defecto: number, min = 0, max = 65535) =>
+  z.coerce.number().int().min(min).max(max).default(defecto);
+
+export const VARIABLES = {
+  NODE_ENV: {
+    descripcion: 'Entorno: development, test o production. En production los secretos son obligatorios.',
+    esquema: z.enum(['development', 'test', 'production']).default('development'),
+    defecto: 'development',
+  },
+  PORT: { descripcion: 'Puerto HTTP de la API.', esquema: entero(3000, 1), defecto: '3000' },
+  HOST: {
+    descripcion: 'Dirección en la que escuchan la API y el PAC sandbox.',
+    esquema: z.string().default('0.0.0.0'),
+    defecto: '0.0.0.0',
+  },
+  LOG_LEVEL: {
+    descripcion: 'Nivel de log de pino: fatal, error, warn, info, debug, trace o silent.',
+    esquema: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    defecto: 'info',
+  },
+  DATABASE_URL: {
+    descripcion:
+      'Conexión MySQL 8 / MariaDB 10.11 de la aplicación (mysql://usuario:contraseña@host:puerto/base).',
+    esquema: z.string().url().default('mysql://root@127.0.0.1:3306/cfdi'),
+    defecto: 'mysql://root@127.0.0.1:3306/cfdi',
+  },
+  TEMPORAL_ADDRESS: {
+    descripcion: 'Dirección gRPC del servidor Temporal.',
+    esquema: z.string().default('127.0.0.1:7233'),
+    defecto: '127.0.0.1:7233',
+  },
+  TEMPORAL_NAMESPACE: {
+    descripcion: 'Namespace de Temporal.',
+    esquema: z.string().min(1).default('default'),
+    defecto: 'default',
+  },
+  TEMPORAL_TASK_QUEUE: {
+    descripcion: 'Cola de tareas que atiende el worker.',
+    esquema: z.string().min(1).default('cfdi'),
+    defecto: 'cfdi',
+  },
+  TEMPORAL_UI_URL: {
+    descripcion: 'URL de la interfaz web de Temporal (solo informativa: se imprime y se reporta).',
+    esquema: z.string().url().default('http://localhost:8233'),
+    defecto: 'http://localhost:8233',
+  },
+  PAC_SANDBOX_URL: {
+    descripcion: 'URL base del PAC sandbox que usa el modo test.',
+    esquema: z.string().url().default('http://127.0.0.1:3100'),
+    defecto: 'http://127.0.0.1:3100',
+  },
+  PAC_SANDBOX_PORT: {
+    descripcion: 'Puerto en el que escucha el proceso del PAC sandbox.',
+    esquema: entero(3100, 1),
+    defecto: '3100',
+  },
+  PAC_LIVE_URL: {
+    descripcion: 'URL base del PAC real para el modo live. Sin ella el timbrado live responde 503.',
+    esquema: z.string().url().optional(),
+  },
+  PAC_LIVE_USUARIO: { descripcion: 'Usuario del PAC real.', esquema: z.string().optional(), secreto: true },
+  PAC_LIVE_CONTRASENA: {
+    descripcion: 'Contraseña del PAC real.',
+    esquema: z.string().optional(),
+    secreto: true,
+  },
+  CHROMIUM_PATH: {
+    descripcion: 'Ejecutable de Chromium para los PDF; vacío = se busca chromium en el PATH.',
+    esquema: z.string().optional(),
+  },
+  CFDI_CLAVE_MAESTRA: {
+    descripcion:
+      'Clave maestra (32 bytes en base64) que cifra llaves y contraseñas de CSD y secretos de webhooks. Obligatoria en production.',
+    esquema: z
+      .string()
+      .refine((v) => Buffer.from(v, 'base64').length === 32, 'debe ser 32 bytes en base64')
+      .optional(),
+    secreto: true,
+  },
+  CFDI_CLAVE_MAESTRA_VERSION: {
+    descripcion: 'Versión de la clave maestra, guardada junto a cada cifrado para poder rotarla.',
+    esquema: entero(1, 1, 1_000_000),
+    defecto: '1',
+  },
+  SALUD_TIMEOUT_MS: {
+    descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
+    esquema: entero(5000, 100, 60_000),
+    defecto: '5000',
+  },
+} satisfies Record<string, Variable>;
+
+export type NombreVariable = keyof typeof VARIABLES;
+
+const esquema = (exigirSecretos: boolean) =>
+  z
+    .object(
+      Object.fromEntries(Object.entries(VARIABLES).map(([nombre, v]) => [nombre, v.esquema])) as {
+        [K in NombreVariable]: (typeof VARIABLES)[K]['esquema'];
+      },
+    )
+    .superRefine((env, ctx) => {
+      if (!exigirSecretos) return;
+      if (env.NODE_ENV === 'production' && !env.CFDI_CLAVE_MAESTRA) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['CFDI_CLAVE_MAESTRA'],
+          message: 'es obligatoria en production',
+        });
+      }
+      if (env.NODE_ENV === 'production' && env.CFDI_CLAVE_MAESTRA === CLAVE_MAESTRA_DESARROLLO) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['CFDI_CLAVE_MAESTRA'],
+          message: 'no puede ser la clave pública de desarrollo',
+        });
+      }
+    });
+
+export interface Config {
+  entorno: 'development' | 'test' | 'production';
+  logLevel: string;
+  api: { port: number; host: string };
+  databaseUrl: string;
+  temporal: { address: string; namespace: string; taskQueue: string; uiUrl: string };
+  pac: {
+    sandboxUrl: string;
+    sandboxPort: number;
+    live?: { url: string; usuario?: string; contrasena?: string };
+  };
+  chromiumPath?: string;
+  claveMaestra: { clave: Buffer; version: number };
+  saludTimeoutMs: number;
+}
+
+export class ConfigError extends Error {}
+
+export type ConfigSinSecretos = Omit<Config, 'claveMaestra'>;
+
+function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
+  // Empty strings mean "unset", as in docker-compose's `VAR=` lines.
+  const limpio = Object.fromEntries(
+    Object.keys(VARIABLES).map((k) => [k, env[k] === '' ? undefined : env[k]]),
+  );
+  const r = esquema(exigirSecretos).safeParse(limpio);
+  if (!r.success) {
+    const detalle = r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ');
+    throw new ConfigError(`Configuración inválida: ${detalle}`);
+  }
+  const e = r.data;
+  return {
+    entorno: e.NODE_ENV,
+    logLevel: e.LOG_LEVEL,
+    api: { port: e.PORT, host: e.HOST },
+    databaseUrl: e.DATABASE_URL,
+    temporal: {
+      address: e.TEMPORAL_ADDRESS,
+      namespace: e.TEMPORAL_NAMESPACE,
+      taskQueue: e.TEMPORAL_TASK_QUEUE,
+      uiUrl: e.TEMPORAL_UI_URL,
+    },
+    pac: {
+      sandboxUrl: e.PAC_SANDBOX_URL,
+      sandboxPort: e.PAC_SANDBOX_PORT,
+      live: e.PAC_LIVE_URL
+        ? { url: e.PAC_LIVE_URL, usuario: e.PAC_LIVE_USUARIO, contrasena: e.PAC_LIVE_CONTRASENA }
+        : undefined,
+    },
+    chromiumPath: e.CHROMIUM_PATH,
+    claveMaestra: {
+      clave: Buffer.from(e.CFDI_CLAVE_MAESTRA ?? CLAVE_MAESTRA_DESARROLLO, 'base64'),
+      version: e.CFDI_CLAVE_MAESTRA_VERSION,
+    },
+    saludTimeoutMs: e.SALUD_TIMEOUT_MS,
+  };
+}
+
+/** Configuration of a process that handles secrets (api, worker): in production the master key is mandatory. */
+export function cargarConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  return leer(env, true);
+}
+
+/** Configuration of a process that never touches a secret (sandbox PAC, migrations, scripts). */
+export function cargarConfigSinSecretos(env: NodeJS.ProcessEnv = process.env): ConfigSinSecretos {
+  const { claveMaestra: _nunca, ...resto } = leer(env, false);
+  return resto;
+}

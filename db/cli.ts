@@ -1,0 +1,62 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hashLlave } from '../api/llaves/material';
+import { cargarConfigSinSecretos } from '../config/config';
+import { rutaDatos } from '../config/rutas';
+import { cargarCatalogos } from './catalogos/cargar';
+import { asegurarBase, crearKnex, type Knex } from './conexion';
+import { migrar } from './migraciones';
+import { crearCuentaConLlave } from './repositorios/cuentas';
+
+/**
+ * Provisioning of the application database, idempotent: creates the database, runs the migrations,
+ * loads the SAT catalogs and (with --demo, never in production) ensures a demo account with a test key.
+ */
+async function main() {
+  const config = cargarConfigSinSecretos();
+  const demo = process.argv.includes('--demo');
+  const t0 = Date.now();
+  await asegurarBase(config.databaseUrl);
+  const db = crearKnex(config.databaseUrl);
+  try {
+    const aplicadas = await migrar(db);
+    console.log(aplicadas.length ? `migraciones aplicadas: ${aplicadas.join(', ')}` : 'migraciones al día');
+    await cargarCatalogos(db, (linea) => console.log(`catálogos: ${linea}`));
+    if (demo) {
+      if (config.entorno === 'production') throw new Error('--demo no está permitido en production');
+      await asegurarDemo(db);
+    }
+  } finally {
+    await db.destroy();
+  }
+  console.log(`base de datos lista en ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+interface Demo {
+  cuenta: { id: string };
+  llave: { secreto: string };
+}
+
+/** The demo key's secret is kept in git-ignored .data/demo.json (0600), only so `make up` can print it. */
+async function asegurarDemo(db: Knex) {
+  const archivo = join(rutaDatos(), 'demo.json');
+  try {
+    const previo = JSON.parse(readFileSync(archivo, 'utf8')) as Demo;
+    const vigente = await db('llaves_api')
+      .where({ hash: hashLlave(previo.llave.secreto), cuenta_id: previo.cuenta.id })
+      .whereNull('revocada_en')
+      .first();
+    if (vigente) return;
+  } catch {
+    // missing or stale: create a new one
+  }
+  const creada = await crearCuentaConLlave(db, 'Cuenta de demostración');
+  mkdirSync(rutaDatos(), { recursive: true });
+  writeFileSync(archivo, JSON.stringify(creada, null, 2), { mode: 0o600 });
+  console.log(`cuenta de demostración creada: ${creada.cuenta.id}`);
+}
+
+main().catch((e) => {
+  console.error(`db: ${(e as Error).message}`);
+  process.exit(1);
+});

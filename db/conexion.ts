@@ -1,0 +1,59 @@
+import knex, { type Knex } from 'knex';
+
+export type { Knex };
+
+/** Splits a DATABASE_URL into the server part and the database name. */
+export function partesUrl(databaseUrl: string): { servidor: string; base: string } {
+  const url = new URL(databaseUrl);
+  const base = decodeURIComponent(url.pathname.replace(/^\//, ''));
+  if (!/^[A-Za-z0-9_]+$/.test(base)) {
+    throw new Error(`DATABASE_URL debe nombrar una base de datos [A-Za-z0-9_]: "${base}"`);
+  }
+  url.pathname = '/';
+  return { servidor: url.toString(), base };
+}
+
+export function crearKnex(databaseUrl: string, pool = { min: 0, max: 10 }): Knex {
+  const url = new URL(databaseUrl);
+  return knex({
+    client: 'mysql2',
+    connection: {
+      host: url.hostname,
+      port: Number(url.port || 3306),
+      user: decodeURIComponent(url.username),
+      password: decodeURIComponent(url.password),
+      database: decodeURIComponent(url.pathname.replace(/^\//, '')) || undefined,
+      charset: 'utf8mb4',
+      timezone: 'Z',
+      dateStrings: false,
+      supportBigNumbers: true,
+      bigNumberStrings: true,
+    },
+    pool,
+  });
+}
+
+/** Creates the database named in the URL when it does not exist yet. */
+export async function asegurarBase(databaseUrl: string): Promise<void> {
+  const { servidor, base } = partesUrl(databaseUrl);
+  const raiz = crearKnex(servidor, { min: 0, max: 1 });
+  try {
+    await raiz.raw(
+      `CREATE DATABASE IF NOT EXISTS \`${base}\` CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci`,
+    );
+  } finally {
+    await raiz.destroy();
+  }
+}
+
+/** Drops and recreates the database: only for the test suite's own database. */
+export async function recrearBase(databaseUrl: string): Promise<void> {
+  const { servidor, base } = partesUrl(databaseUrl);
+  const raiz = crearKnex(servidor, { min: 0, max: 1 });
+  try {
+    await raiz.raw(`DROP DATABASE IF EXISTS \`${base}\``);
+  } finally {
+    await raiz.destroy();
+  }
+  await asegurarBase(databaseUrl);
+}

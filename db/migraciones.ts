@@ -1,0 +1,27 @@
+import type { Knex } from 'knex';
+import * as m001 from './migrations/001_cuentas_llaves';
+import * as m002 from './migrations/002_sondas_salud';
+import * as m003 from './migrations/003_catalogos';
+
+interface Migracion {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+// An explicit list rather than a folder scan: the same code runs from TypeScript (tests) and from dist.
+const MIGRACIONES: Record<string, Migracion> = {
+  '001_cuentas_llaves': m001,
+  '002_sondas_salud': m002,
+  '003_catalogos': m003,
+};
+
+const fuente: Knex.MigrationSource<string> = {
+  getMigrations: async () => Object.keys(MIGRACIONES),
+  getMigrationName: (nombre) => nombre,
+  getMigration: async (nombre) => MIGRACIONES[nombre]!,
+};
+
+export async function migrar(knex: Knex): Promise<string[]> {
+  const [, aplicadas] = (await knex.migrate.latest({ migrationSource: fuente })) as [number, string[]];
+  return aplicadas;
+}

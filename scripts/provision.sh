@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# Everything `make up` and `make test` need on a fresh machine, idempotent and quick the second time.
+#   scripts/provision.sh up     also prepares the application database and the demo account
+#   scripts/provision.sh test   also installs the tools the test suite uses (xmllint, xsltproc, pdftoppm, zbarimg)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/lib.sh
+MODO=${1:?uso: scripts/provision.sh up|test}
+inicio=$SECONDS
+
+paso "Node.js"
+command -v node >/dev/null || falla "Node.js no está instalado (hace falta ≥ 20.3)"
+node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=3)?0:1)' \
+  || falla "Node.js $(node --version) es muy antiguo: hace falta ≥ 20.3"
+ok "node $(node --version)"
+
+paso "dependencias npm"
+huella=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ "$(cat node_modules/.huella-lock 2>/dev/null)" != "$huella" ]; then
+  npm ci --no-audit --no-fund --loglevel=error >&2 || falla "npm ci falló"
+  echo "$huella" >node_modules/.huella-lock
+  ok "instaladas desde package-lock.json"
+else
+  ok "al día con package-lock.json"
+fi
+
+paso "compilación TypeScript"
+npm run -s build >&2 || falla "la compilación falló"
+ok "dist/ al día"
+
+paso "Temporal CLI"
+TEMPORAL_CLI=$(bash scripts/temporal-cli.sh)
+export TEMPORAL_CLI
+
+paso "Chromium"
+if [ -n "${CHROMIUM_PATH:-}" ]; then
+  [ -x "$CHROMIUM_PATH" ] || falla "CHROMIUM_PATH=$CHROMIUM_PATH no es un ejecutable"
+elif ! command -v chromium >/dev/null && ! command -v chromium-browser >/dev/null; then
+  apt_asegurar chromium
+fi
+ok "$( (${CHROMIUM_PATH:-$(command -v chromium || command -v chromium-browser)} --version) 2>/dev/null || echo chromium)"
+
+if [ "$MODO" = test ]; then
+  paso "herramientas de prueba (xmllint, xsltproc, pdftoppm, zbarimg)"
+  apt_asegurar libxml2-utils xsltproc poppler-utils zbar-tools
+  ok "instaladas"
+fi
+
+paso "MySQL"
+node dist/scripts/mysql-disponible.js >&2 || falla "MySQL no está disponible (revise DATABASE_URL)"
+
+if [ "$MODO" = up ]; then
+  paso "base de datos: migraciones, catálogos SAT y cuenta de demostración"
+  node dist/db/cli.js --demo >&2 || falla "la preparación de la base de datos falló"
+fi
+
+ok "aprovisionamiento listo en $((SECONDS - inicio)) s"

@@ -1,0 +1,169 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { cargarConfigSinSecretos } from '../config/config';
+import { raizProyecto, rutaDatos } from '../config/rutas';
+import { registrarAtributos } from '../temporal/registrar-atributos';
+import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../temporal/servidor-dev';
+
+/**
+ * `make up`: starts the local Temporal dev server, the sandbox PAC, the worker and the API, with one
+ * prefixed log stream, waits until GET /salud is healthy, prints where everything is, and stops it all
+ * in reverse order on Ctrl-C.
+ */
+const config = cargarConfigSinSecretos();
+const raiz = raizProyecto();
+const color = process.stdout.isTTY;
+const COLORES: Record<string, number> = { temporal: 35, pac: 33, worker: 34, api: 32, up: 36 };
+const procesos: { nombre: string; hijo: ChildProcess }[] = [];
+let deteniendo = false;
+
+function linea(nombre: string, texto: string) {
+  const prefijo = `${nombre.padEnd(8)}│`;
+  process.stdout.write(`${color ? `\x1b[${COLORES[nombre] ?? 37}m${prefijo}\x1b[0m` : prefijo} ${texto}\n`);
+}
+
+/** pino JSON → `12:00:01 INFO mensaje clave=valor`; anything else passes through. */
+function legible(texto: string): string {
+  if (!texto.startsWith('{')) return texto;
+  try {
+    const { time, nivel, mensaje, proceso: _p, ...resto } = JSON.parse(texto) as Record<string, unknown>;
+    const hora = typeof time === 'string' ? time.slice(11, 19) : '';
+    const extra = Object.entries(resto)
+      .map(([k, v]) => `${k}=${typeof v === 'object' ? JSON.stringify(v) : String(v)}`)
+      .join(' ');
+    return `${hora} ${String(nivel ?? '')
+      .toUpperCase()
+      .padEnd(5)} ${String(mensaje ?? '')} ${extra}`.trimEnd();
+  } catch {
+    return texto;
+  }
+}
+
+function lanzar(nombre: string, comando: string, args: string[], env: NodeJS.ProcessEnv = {}) {
+  // detached: Ctrl-C reaches only this process, which then stops the children in order.
+  const hijo = spawn(comando, args, {
+    cwd: raiz,
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  for (const flujo of [hijo.stdout, hijo.stderr]) {
+    createInterface({ input: flujo }).on('line', (l) => linea(nombre, legible(l)));
+  }
+  hijo.on('exit', (codigo, senal) => {
+    if (deteniendo) return;
+    linea('up', `${nombre} terminó inesperadamente (${senal ?? `código ${codigo}`}); deteniendo todo`);
+    void detener(1);
+  });
+  procesos.push({ nombre, hijo });
+}
+
+function puertoOcupado(host: string, puerto: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ host, port: puerto });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}
+
+async function detener(codigo: number) {
+  if (deteniendo) return;
+  deteniendo = true;
+  linea('up', 'deteniendo…');
+  for (const { nombre, hijo } of [...procesos].reverse()) {
+    if (hijo.exitCode !== null || hijo.signalCode !== null) continue;
+    const fin = new Promise((r) => hijo.once('exit', r));
+    hijo.kill('SIGTERM');
+    const t = setTimeout(() => hijo.kill('SIGKILL'), 15_000);
+    await fin;
+    clearTimeout(t);
+    linea('up', `${nombre} detenido`);
+  }
+  process.exit(codigo);
+}
+
+async function esperarSalud(url: string, ms: number): Promise<Record<string, unknown>> {
+  const limite = Date.now() + ms;
+  let ultimo: unknown = 'sin respuesta';
+  while (Date.now() < limite) {
+    try {
+      const r = await fetch(url, { signal: AbortSignal.timeout(10_000) });
+      ultimo = await r.json();
+      if (r.ok) return ultimo as Record<string, unknown>;
+    } catch (e) {
+      ultimo = (e as Error).message;
+    }
+    await new Promise((r) => setTimeout(r, 1000));
+  }
+  throw new Error(`GET /salud no quedó sano en ${ms / 1000} s: ${JSON.stringify(ultimo)}`);
+}
+
+async function main() {
+  process.on('SIGINT', () => void detener(0));
+  process.on('SIGTERM', () => void detener(0));
+
+  const [host, puertoTexto] = config.temporal.address.split(':');
+  const puerto = Number(puertoTexto);
+  const local = ['127.0.0.1', 'localhost'].includes(host ?? '');
+  if (!local) {
+    linea('up', `usando el servidor Temporal de TEMPORAL_ADDRESS=${config.temporal.address}`);
+  } else if (await puertoOcupado(host!, puerto)) {
+    linea('up', `ya hay un servidor Temporal en ${config.temporal.address}: se reutiliza`);
+  } else {
+    mkdirSync(join(rutaDatos(), 'temporal'), { recursive: true });
+    lanzar(
+      'temporal',
+      rutaTemporalCli(),
+      argumentosServidorDev({
+        ip: '127.0.0.1',
+        puerto,
+        namespace: config.temporal.namespace,
+        puertoUi: Number(new URL(config.temporal.uiUrl).port || 8233),
+        archivoDb: join(rutaDatos(), 'temporal', 'dev.sqlite'),
+      }),
+    );
+  }
+  const version = await esperarTemporal(config.temporal.address, 60_000);
+  linea('up', `Temporal ${version} listo en ${config.temporal.address}`);
+  const nuevos = await registrarAtributos(config.temporal.address, config.temporal.namespace);
+  if (nuevos.length) linea('up', `atributos de búsqueda registrados: ${nuevos.join(', ')}`);
+
+  lanzar('pac', process.execPath, ['dist/pac/sandbox/main.js']);
+  lanzar('worker', process.execPath, ['dist/worker/main.js']);
+  lanzar('api', process.execPath, ['dist/api/main.js']);
+
+  const apiUrl = `http://localhost:${config.api.port}`;
+  const salud = await esperarSalud(`${apiUrl}/salud`, 120_000);
+  const demo = JSON.parse(readFileSync(join(rutaDatos(), 'demo.json'), 'utf8')) as {
+    cuenta: { id: string };
+    llave: { secreto: string };
+  };
+  const componentes = Object.entries(salud.componentes as Record<string, { estado: string }>)
+    .map(([k, v]) => `${k} ${v.estado}`)
+    .join(', ');
+  process.stdout.write(
+    [
+      '',
+      '  ┌─ Servicio CFDI listo ───────────────────────────────────────────',
+      `  │ API:          ${apiUrl}   (salud: ${componentes})`,
+      `  │ Contrato:     ${apiUrl}/openapi.yaml`,
+      `  │ Temporal UI:  ${config.temporal.uiUrl}`,
+      `  │ Cuenta demo:  ${demo.cuenta.id}`,
+      `  │ Llave test:   ${demo.llave.secreto}`,
+      `  │ Prueba:       curl ${apiUrl}/salud`,
+      '  └─ Ctrl-C detiene todo ──────────────────────────────────────────',
+      '',
+    ].join('\n') + '\n',
+  );
+}
+
+main().catch((e) => {
+  linea('up', `error: ${(e as Error).message}`);
+  void detener(1);
+});

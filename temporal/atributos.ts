@@ -1,0 +1,28 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+// Search attributes let ops and finance filter workflows in the Temporal UI and CLI.
+// Keep this list the only definition: the dev server registration and the workflows use it.
+export const ATRIBUTOS = {
+  CuentaId: defineSearchAttributeKey('CuentaId', SearchAttributeType.KEYWORD),
+  Modo: defineSearchAttributeKey('Modo', SearchAttributeType.KEYWORD),
+  OrganizacionId: defineSearchAttributeKey('OrganizacionId', SearchAttributeType.KEYWORD),
+  FacturaId: defineSearchAttributeKey('FacturaId', SearchAttributeType.KEYWORD),
+  EstadoFactura: defineSearchAttributeKey('EstadoFactura', SearchAttributeType.KEYWORD),
+  PagoId: defineSearchAttributeKey('PagoId', SearchAttributeType.KEYWORD),
+  EventoId: defineSearchAttributeKey('EventoId', SearchAttributeType.KEYWORD),
+} as const;
+
+const NOMBRE_TIPO: Record<string, string> = {
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.TEXT]: 'Text',
+  [SearchAttributeType.INT]: 'Int',
+  [SearchAttributeType.DOUBLE]: 'Double',
+  [SearchAttributeType.BOOL]: 'Bool',
+  [SearchAttributeType.DATETIME]: 'Datetime',
+  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+};
+
+/** `Name=Type` pairs, as `temporal server start-dev --search-attribute` takes them. */
+export function atributosParaCli(): string[] {
+  return Object.values(ATRIBUTOS).map((k) => `${k.name}=${NOMBRE_TIPO[k.type]}`);
+}

@@ -1,0 +1,40 @@
+import { iniciarPila, type Pila } from '../support/pila';
+
+describe('sobre de error común', () => {
+  let pila: Pila;
+  beforeAll(async () => {
+    pila = await iniciarPila({ worker: false, pac: false });
+  });
+  afterAll(() => pila.detener());
+
+  it('una ruta inexistente responde 404 con el sobre', async () => {
+    const r = await fetch(`${pila.url}/v1/no-existe`);
+    expect(r.status).toBe(404);
+    expect(await r.json()).toEqual({
+      error: { tipo: 'no_encontrado', codigo: 'ruta_no_encontrada', mensaje: expect.any(String) },
+    });
+  });
+
+  it('un método no permitido responde 405 con el sobre', async () => {
+    const r = await fetch(`${pila.url}/salud`, { method: 'DELETE' });
+    expect(r.status).toBe(405);
+    expect((await r.json()).error.codigo).toBe('metodo_no_permitido');
+  });
+
+  it('JSON mal formado responde 400 json_invalido, nunca 500', async () => {
+    const r = await fetch(`${pila.url}/salud`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"a":',
+    });
+    expect(r.status).toBe(400);
+    expect((await r.json()).error.codigo).toBe('json_invalido');
+  });
+
+  it('sirve el contrato en /openapi.yaml', async () => {
+    const r = await fetch(`${pila.url}/openapi.yaml`);
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toContain('yaml');
+    expect(await r.text()).toContain('openapi: 3.');
+  });
+});

@@ -1,0 +1,96 @@
+import { spawn } from 'node:child_process';
+import { accessSync, constants, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { cargarCatalogos } from '../../db/catalogos/cargar';
+import { crearKnex, recrearBase } from '../../db/conexion';
+import { migrar } from '../../db/migraciones';
+import { localizarChromium } from '../../pdf/navegador';
+import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../../temporal/servidor-dev';
+import { puertosLibres } from '../support/puertos';
+
+/**
+ * Real infrastructure for the integration tests: a Temporal dev server on free ports (in memory), a
+ * database of its own, Chromium, and the workflow bundle built once. Missing pieces fail loudly:
+ * integration tests never skip.
+ */
+export default async function globalSetup() {
+  const t0 = Date.now();
+  const falta = (que: string, como: string) => {
+    throw new Error(`Infraestructura de pruebas incompleta: ${que}. ${como}`);
+  };
+
+  const cli = rutaTemporalCli();
+  try {
+    accessSync(cli, constants.X_OK);
+  } catch {
+    falta(`no hay Temporal CLI en ${cli}`, 'Ejecute `make test`, que la compila.');
+  }
+  try {
+    process.env.CHROMIUM_PATH = localizarChromium(process.env.CHROMIUM_PATH || undefined);
+  } catch (e) {
+    falta((e as Error).message, 'Ejecute `make test`, que la instala.');
+  }
+
+  const databaseUrl = process.env.TEST_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/cfdi_test';
+  try {
+    await recrearBase(databaseUrl);
+  } catch (e) {
+    falta(
+      `MySQL no responde en ${new URL(databaseUrl).host} (${(e as Error).message})`,
+      'Revise TEST_DATABASE_URL.',
+    );
+  }
+  const db = crearKnex(databaseUrl);
+  try {
+    await migrar(db);
+    await cargarCatalogos(db);
+  } finally {
+    await db.destroy();
+  }
+
+  const [puerto, puertoHttp, puertoMetricas] = await puertosLibres(3);
+  // The server's own log goes to a file: its shutdown warnings would drown jest's summary.
+  const rutaLog = join(tmpdir(), `cfdi-temporal-pruebas-${process.pid}.log`);
+  const servidor = spawn(
+    cli,
+    argumentosServidorDev({
+      ip: '127.0.0.1',
+      puerto: puerto!,
+      namespace: 'default',
+      puertoUi: null,
+      puertoHttp,
+      puertoMetricas,
+    }),
+    { stdio: ['ignore', openSync(rutaLog, 'w'), openSync(rutaLog, 'a')], detached: true },
+  );
+  const address = `127.0.0.1:${puerto}`;
+  try {
+    await esperarTemporal(address, 60_000);
+  } catch (e) {
+    servidor.kill('SIGKILL');
+    throw new Error(`${(e as Error).message}\n${readFileSync(rutaLog, 'utf8').slice(-4000)}`);
+  }
+
+  const bundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
+  });
+  const rutaBundle = join(tmpdir(), `cfdi-workflows-${process.pid}.js`);
+  writeFileSync(rutaBundle, bundle.code);
+
+  Object.assign(process.env, {
+    NODE_ENV: 'test',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    DATABASE_URL: databaseUrl,
+    TEMPORAL_ADDRESS: address,
+    TEMPORAL_NAMESPACE: 'default',
+    TEST_WORKFLOW_BUNDLE: rutaBundle,
+    TEST_TEMPORAL_LOG: rutaLog,
+  });
+  (globalThis as { __servidorTemporal?: typeof servidor }).__servidorTemporal = servidor;
+  process.stderr.write(
+    `\ninfraestructura de pruebas lista en ${((Date.now() - t0) / 1000).toFixed(1)} s (Temporal ${address})\n`,
+  );
+}

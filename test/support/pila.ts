@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
+import { crearApp } from '../../api/app';
+import { cargarConfig, type Config } from '../../config/config';
+import { crearKnex, type Knex } from '../../db/conexion';
+import { crearLogger, type Logger } from '../../log/logger';
+import { crearServidorPac } from '../../pac/sandbox/servidor';
+import { Navegador } from '../../pdf/navegador';
+import { crearWorker } from '../../worker/crear';
+
+let runtimeInstalado = false;
+
+function escuchar(app: { listen: (p: number, h: string, cb: () => void) => Server }): Promise<Server> {
+  return new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+}
+
+const urlDe = (s: Server) => `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+
+export interface Pila {
+  config: Config;
+  url: string;
+  pacUrl: string;
+  db: Knex;
+  cliente: Client;
+  taskQueue: string;
+  logger: Logger;
+  detenerWorker(): Promise<void>;
+  detenerPac(): Promise<void>;
+  detener(): Promise<void>;
+}
+
+export interface OpcionesPila {
+  /** Start the worker (default true). */
+  worker?: boolean;
+  /** Start the sandbox PAC (default true). */
+  pac?: boolean;
+  saludTimeoutMs?: number;
+  logger?: Logger;
+}
+
+/**
+ * The real stack in this process, as `make up` runs it in separate ones: API over real HTTP, the
+ * sandbox PAC over real HTTP, a worker on its own task queue, the test database and Temporal server.
+ */
+export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
+  if (!runtimeInstalado) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalado = true;
+  }
+  const config = cargarConfig(process.env);
+  const logger = op.logger ?? crearLogger('prueba', config.logLevel);
+  const taskQueue = `prueba-${randomUUID()}`;
+  const db = crearKnex(config.databaseUrl);
+  const navegador = new Navegador(config.chromiumPath);
+
+  const pac = op.pac === false ? undefined : await escuchar(crearServidorPac({ logger }));
+  const pacUrl = pac ? urlDe(pac) : 'http://127.0.0.1:9';
+
+  let worker: Worker | undefined;
+  let corriendo: Promise<void> | undefined;
+  let conexionWorker: NativeConnection | undefined;
+  if (op.worker !== false) {
+    conexionWorker = await NativeConnection.connect({ address: config.temporal.address });
+    worker = await crearWorker({
+      connection: conexionWorker,
+      namespace: config.temporal.namespace,
+      taskQueue,
+      db,
+      navegador,
+      workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
+    });
+    corriendo = worker.run();
+  }
+
+  const connection = await Connection.connect({ address: config.temporal.address });
+  const cliente = new Client({ connection, namespace: config.temporal.namespace });
+  const api = await escuchar(
+    crearApp({
+      logger,
+      salud: { db, temporal: cliente, taskQueue, pacUrl, timeoutMs: op.saludTimeoutMs ?? 15_000 },
+    }),
+  );
+
+  const cerrar = (s?: Server) => new Promise<void>((r) => (s ? s.close(() => r()) : r()));
+  const detenerWorker = async () => {
+    if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+    await corriendo;
+  };
+  return {
+    config,
+    url: urlDe(api),
+    pacUrl,
+    db,
+    cliente,
+    taskQueue,
+    logger,
+    detenerWorker,
+    detenerPac: () => cerrar(pac),
+    async detener() {
+      await detenerWorker();
+      await Promise.allSettled([cerrar(api), cerrar(pac), navegador.cerrar()]);
+      await Promise.allSettled([connection.close(), conexionWorker?.close(), db.destroy()]);
+    },
+  };
+}

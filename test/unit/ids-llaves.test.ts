@@ -1,0 +1,45 @@
+import { generarLlave, hashLlave, modoDeLlave } from '../../api/llaves/material';
+import { nuevoId } from '../../db/ids';
+
+describe('identificadores', () => {
+  it('llevan prefijo y ordenan por tiempo de creación', () => {
+    const a = nuevoId('fac', 1_700_000_000_000);
+    const b = nuevoId('fac', 1_700_000_000_001);
+    expect(a).toMatch(/^fac_[0-9a-z]{26}$/);
+    expect(a < b).toBe(true);
+  });
+
+  it('no se repiten en el mismo milisegundo', () => {
+    const ids = new Set(Array.from({ length: 5000 }, () => nuevoId('cli', 1)));
+    expect(ids.size).toBe(5000);
+  });
+});
+
+describe('material de llaves API', () => {
+  it('genera llaves sk_test_/sk_live_ con 40 caracteres base62 y prefijo visible', () => {
+    const t = generarLlave('test');
+    expect(t.secreto).toMatch(/^sk_test_[A-Za-z0-9]{40}$/);
+    expect(t.prefijo).toBe(t.secreto.slice(0, 12));
+    expect(modoDeLlave(t.secreto)).toBe('test');
+    expect(modoDeLlave(generarLlave('live').secreto)).toBe('live');
+    expect(modoDeLlave('sk_prod_x')).toBeNull();
+  });
+
+  it('guarda solo un hash SHA-256 de 32 bytes, distinto para cada llave', () => {
+    const a = generarLlave('test');
+    const b = generarLlave('test');
+    expect(a.hash).toHaveLength(32);
+    expect(a.hash.equals(hashLlave(a.secreto))).toBe(true);
+    expect(a.hash.equals(b.hash)).toBe(false);
+  });
+
+  it('usa todo el alfabeto de forma pareja', () => {
+    const cuenta = new Map<string, number>();
+    for (let i = 0; i < 2000; i++) {
+      for (const c of generarLlave('test').secreto.slice(8)) cuenta.set(c, (cuenta.get(c) ?? 0) + 1);
+    }
+    expect(cuenta.size).toBe(62);
+    const esperado = (2000 * 40) / 62;
+    for (const n of cuenta.values()) expect(Math.abs(n - esperado) / esperado).toBeLessThan(0.15);
+  });
+});

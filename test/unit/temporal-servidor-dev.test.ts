@@ -1,0 +1,29 @@
+import { ATRIBUTOS, atributosParaCli } from '../../temporal/atributos';
+import { argumentosServidorDev } from '../../temporal/servidor-dev';
+
+describe('servidor de desarrollo de Temporal', () => {
+  it('registra cada atributo de búsqueda del proyecto con su tipo', () => {
+    expect(atributosParaCli()).toEqual(Object.values(ATRIBUTOS).map((k) => `${k.name}=Keyword`));
+    expect(atributosParaCli()).toContain('FacturaId=Keyword');
+  });
+
+  it('persiste en SQLite con la interfaz web para make up', () => {
+    const a = argumentosServidorDev({
+      ip: '127.0.0.1',
+      puerto: 7233,
+      namespace: 'default',
+      puertoUi: 8233,
+      archivoDb: '/x/dev.sqlite',
+    });
+    expect(a.slice(0, 2)).toEqual(['server', 'start-dev']);
+    expect(a.join(' ')).toContain('--ui-port 8233');
+    expect(a.join(' ')).toContain('--db-filename /x/dev.sqlite');
+    expect(a).not.toContain('--headless');
+  });
+
+  it('sin interfaz web ni archivo para las pruebas', () => {
+    const a = argumentosServidorDev({ ip: '127.0.0.1', puerto: 1, namespace: 'default', puertoUi: null });
+    expect(a).toContain('--headless');
+    expect(a).not.toContain('--db-filename');
+  });
+});

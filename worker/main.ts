@@ -1,0 +1,42 @@
+import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
+import { cargarConfig } from '../config/config';
+import { crearKnex } from '../db/conexion';
+import { crearLogger } from '../log/logger';
+import { Navegador } from '../pdf/navegador';
+import { crearWorker } from './crear';
+
+async function main() {
+  const config = cargarConfig();
+  const logger = crearLogger('worker', config.logLevel);
+  Runtime.install({
+    logger: new DefaultLogger('INFO', ({ level, message, meta }) => {
+      const nivel = (
+        { TRACE: 'trace', DEBUG: 'debug', INFO: 'info', WARN: 'warn', ERROR: 'error' } as Record<
+          LogLevel,
+          string
+        >
+      )[level];
+      logger[nivel as 'info']({ ...meta, sdk: 'temporal' }, message);
+    }),
+  });
+  const db = crearKnex(config.databaseUrl);
+  const navegador = new Navegador(config.chromiumPath);
+  const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await crearWorker({
+    connection,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    db,
+    navegador,
+  });
+  logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker listo');
+  // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
+  await worker.run();
+  await Promise.allSettled([navegador.cerrar(), db.destroy(), connection.close()]);
+  logger.info('worker detenido');
+}
+
+main().catch((e) => {
+  process.stderr.write(`worker: ${(e as Error).stack ?? e}\n`);
+  process.exit(1);
+});

@@ -1,0 +1,1 @@
+export { sondaSalud } from './sonda-salud';
