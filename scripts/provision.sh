@@ -17,8 +17,10 @@ ok "node $(node --version)"
 paso "dependencias npm"
 huella=$(sha256sum package-lock.json | cut -d' ' -f1)
 if [ "$(cat node_modules/.huella-lock 2>/dev/null)" != "$huella" ]; then
-  npm ci --no-audit --no-fund --loglevel=error >&2 || falla "npm ci falló"
-  echo "$huella" >node_modules/.huella-lock
+  # Not `npm ci`: npm 11.19 rejects the lockfile npm install itself writes (it leaves out other platforms'
+  # optional bindings). Every version is pinned exactly, so this installs what the lockfile says.
+  npm install --no-audit --no-fund --loglevel=error >&2 || falla "npm install falló"
+  sha256sum package-lock.json | cut -d' ' -f1 >node_modules/.huella-lock
   ok "instaladas desde package-lock.json"
 else
   ok "al día con package-lock.json"

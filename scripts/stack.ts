@@ -18,11 +18,19 @@ const raiz = raizProyecto();
 const color = process.stdout.isTTY;
 const COLORES: Record<string, number> = { temporal: 35, pac: 33, worker: 34, api: 32, up: 36 };
 const procesos: { nombre: string; hijo: ChildProcess }[] = [];
+const inicio = Date.now();
 let deteniendo = false;
 
 function linea(nombre: string, texto: string) {
   const prefijo = `${nombre.padEnd(8)}│`;
-  process.stdout.write(`${color ? `\x1b[${COLORES[nombre] ?? 37}m${prefijo}\x1b[0m` : prefijo} ${texto}\n`);
+  const p = color ? `\x1b[${COLORES[nombre] ?? 37}m${prefijo}\x1b[0m` : prefijo;
+  // Multi-line messages (webpack's bundle report) keep the prefix on every line.
+  process.stdout.write(
+    texto
+      .split('\n')
+      .map((l) => `${p} ${l}\n`)
+      .join(''),
+  );
 }
 
 /** pino JSON → `12:00:01 INFO mensaje clave=valor`; anything else passes through. */
@@ -51,7 +59,10 @@ function lanzar(nombre: string, comando: string, args: string[], env: NodeJS.Pro
     detached: true,
   });
   for (const flujo of [hijo.stdout, hijo.stderr]) {
-    createInterface({ input: flujo }).on('line', (l) => linea(nombre, legible(l)));
+    createInterface({ input: flujo }).on('line', (l) => {
+      // While stopping, the dev server warns about every connection it closes: noise, not news.
+      if (!(deteniendo && nombre === 'temporal')) linea(nombre, legible(l));
+    });
   }
   hijo.on('exit', (codigo, senal) => {
     if (deteniendo) return;
@@ -150,7 +161,7 @@ async function main() {
   process.stdout.write(
     [
       '',
-      '  ┌─ Servicio CFDI listo ───────────────────────────────────────────',
+      `  ┌─ Servicio CFDI listo en ${((Date.now() - inicio) / 1000).toFixed(1)} s ──────────────────────────────`,
       `  │ API:          ${apiUrl}   (salud: ${componentes})`,
       `  │ Contrato:     ${apiUrl}/openapi.yaml`,
       `  │ Temporal UI:  ${config.temporal.uiUrl}`,
