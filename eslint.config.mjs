@@ -34,7 +34,11 @@ export default tseslint.config(
     },
   },
   {
-    files: ['scripts/**/*.ts', 'bench/**/*.ts', 'db/cli.ts'],
+    files: ['scripts/**/*.ts', 'bench/**/*.ts', 'db/cli.ts', 'test/setup/**/*.ts'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    files: ['**/*.js', '**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
   },
 );
