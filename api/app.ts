@@ -1,35 +1,59 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from '../log/logger';
 import { rutaOpenApi } from '../config/rutas';
+import type { CatalogosEnMemoria } from '../db/catalogos/memoria';
+import type { Servicios } from './composicion';
+import { autenticacion } from './middleware/autenticacion';
 import { contexto } from './middleware/contexto';
+import { idempotencia } from './middleware/idempotencia';
+import { limiteDeSolicitudes, type OpcionesLimite } from './middleware/limite';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
+import { rutasCatalogos } from './rutas/catalogos';
+import { rutasCuenta } from './rutas/cuenta';
+import { rutasDocumentacion } from './rutas/documentacion';
+import { rutasOrganizaciones } from './rutas/organizaciones';
 import { rutasSalud } from './rutas/salud';
 import type { DepsSalud } from './salud/verificar';
 
 export interface DepsApi {
   logger: Logger;
   salud: DepsSalud;
+  servicios: Servicios;
+  catalogos: CatalogosEnMemoria;
+  limite: OpcionesLimite;
+}
+
+/** Every /v1 route but the catalogs needs a key. */
+function soloConLlave(mw: RequestHandler): RequestHandler {
+  return (req, res, next) =>
+    req.originalUrl.split('?')[0]!.startsWith('/v1/catalogos') ? next() : mw(req, res, next);
 }
 
 export function crearApp(deps: DepsApi): Express {
+  const { servicios } = deps;
   const app = express();
   app.disable('x-powered-by');
   app.set('trust proxy', false);
+  app.set('query parser', 'simple');
   app.use(contexto(deps.logger));
   app.use(express.json({ limit: '2mb' }));
-  app.get('/openapi.yaml', (_req, res) => {
-    res.type('application/yaml').sendFile(rutaOpenApi());
-  });
+  app.use(rutasDocumentacion(rutaOpenApi()));
+  app.use('/v1', soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta })));
+  app.use('/v1', soloConLlave(limiteDeSolicitudes(deps.limite)));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: rutaOpenApi(),
-      validateRequests: true,
+      validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: false,
       validateSecurity: false,
     }),
   );
+  app.use('/v1', soloConLlave(idempotencia(servicios.idempotencia)));
   app.use(rutasSalud(deps.salud));
+  app.use(rutasCatalogos(deps.catalogos));
+  app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
+  app.use(rutasOrganizaciones(servicios));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

@@ -1,16 +1,22 @@
 import { cargarConfig } from '../config/config';
+import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
 import { crearLogger } from '../log/logger';
 import { conectarCliente } from '../temporal/conexion';
 import { crearApp } from './app';
+import { crearServicios } from './composicion';
 
 async function main() {
   const config = cargarConfig();
   const logger = crearLogger('api', config.logLevel);
   const db = crearKnex(config.databaseUrl);
   const temporal = await conectarCliente(config.temporal);
+  const catalogos = await CatalogosEnMemoria.cargar(db);
   const app = crearApp({
     logger,
+    catalogos,
+    servicios: crearServicios({ db, catalogos }),
+    limite: config.limiteSolicitudes,
     salud: {
       db,
       temporal,

@@ -101,6 +101,16 @@ export const VARIABLES = {
     esquema: entero(1, 1, 1_000_000),
     defecto: '1',
   },
+  LIMITE_SOLICITUDES_POR_SEGUNDO: {
+    descripcion: 'Solicitudes por segundo que cada llave API puede sostener (cubeta de fichas por proceso).',
+    esquema: entero(100, 1, 1_000_000),
+    defecto: '100',
+  },
+  LIMITE_SOLICITUDES_RAFAGA: {
+    descripcion: 'Solicitudes que una llave API puede hacer de golpe antes de recibir 429.',
+    esquema: entero(200, 1, 1_000_000),
+    defecto: '200',
+  },
   SALUD_TIMEOUT_MS: {
     descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
     esquema: entero(5000, 100, 60_000),
@@ -149,6 +159,7 @@ export interface Config {
   chromiumPath?: string;
   claveMaestra: { clave: Buffer; version: number };
   saludTimeoutMs: number;
+  limiteSolicitudes: { porSegundo: number; rafaga: number };
 }
 
 export class ConfigError extends Error {}
@@ -190,6 +201,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
       version: e.CFDI_CLAVE_MAESTRA_VERSION,
     },
     saludTimeoutMs: e.SALUD_TIMEOUT_MS,
+    limiteSolicitudes: { porSegundo: e.LIMITE_SOLICITUDES_POR_SEGUNDO, rafaga: e.LIMITE_SOLICITUDES_RAFAGA },
   };
 }
 

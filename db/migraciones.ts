@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import * as m001 from './migrations/001_cuentas_llaves';
 import * as m002 from './migrations/002_sondas_salud';
 import * as m003 from './migrations/003_catalogos';
+import * as m004 from './migrations/004_plataforma';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -13,6 +14,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '001_cuentas_llaves': m001,
   '002_sondas_salud': m002,
   '003_catalogos': m003,
+  '004_plataforma': m004,
 };
 
 const fuente: Knex.MigrationSource<string> = {

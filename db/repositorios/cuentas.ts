@@ -36,3 +36,51 @@ export async function crearCuentaConLlave(db: Knex, nombre: string): Promise<Cue
     },
   };
 }
+
+export interface FilaCuenta {
+  id: string;
+  nombre: string;
+  razon_social: string | null;
+  rfc: string | null;
+  correo: string | null;
+  telefono: string | null;
+  sitio_web: string | null;
+  terminos_aceptados_en: Date | null;
+  creado_en: Date;
+  actualizado_en: Date;
+}
+
+export type CambiosCuenta = Partial<Omit<FilaCuenta, 'id' | 'creado_en' | 'actualizado_en'>>;
+
+export function crearRepositorioCuentas(db: Knex) {
+  return {
+    async obtener(id: string): Promise<FilaCuenta | undefined> {
+      return db('cuentas')
+        .select('id', 'nombre', 'razon_social', 'rfc', 'correo', 'telefono', 'sitio_web')
+        .select('terminos_aceptados_en', 'creado_en', 'actualizado_en')
+        .where({ id })
+        .first();
+    },
+
+    async actualizar(id: string, cambios: CambiosCuenta, ahora: Date): Promise<void> {
+      await db('cuentas')
+        .where({ id })
+        .update({ ...cambios, actualizado_en: ahora });
+    },
+
+    /**
+     * The CSD half of the live-mode requirement: an active, unexpired certificate of one of the account's
+     * organizations that the SAT's test CA did not issue.
+     */
+    async tieneCsdParaLive(id: string, ahora: Date): Promise<boolean> {
+      const fila = await db('certificados')
+        .where({ cuenta_id: id, activo: true, de_prueba: false })
+        .where('valido_desde', '<=', ahora)
+        .where('valido_hasta', '>', ahora)
+        .first('id');
+      return Boolean(fila);
+    },
+  };
+}
+
+export type RepositorioCuentas = ReturnType<typeof crearRepositorioCuentas>;

@@ -1,3 +1,4 @@
+import { nuevaCuenta } from '../support/cuentas';
 import { iniciarPila, type Pila } from '../support/pila';
 
 describe('sobre de error común', () => {
@@ -7,8 +8,19 @@ describe('sobre de error común', () => {
   });
   afterAll(() => pila.detener());
 
+  it('bajo /v1 una ruta inexistente pide llave primero, y con llave responde 404', async () => {
+    expect((await fetch(`${pila.url}/v1/no-existe`)).status).toBe(401);
+    const { secreto } = await nuevaCuenta(pila.db, pila.url);
+    // Raw fetch: the contract checker of the test client refuses undocumented paths by design.
+    const r = await fetch(`${pila.url}/v1/no-existe`, {
+      headers: { authorization: `Basic ${Buffer.from(`${secreto}:`).toString('base64')}` },
+    });
+    expect(r.status).toBe(404);
+    expect((await r.json()).error.codigo).toBe('ruta_no_encontrada');
+  });
+
   it('una ruta inexistente responde 404 con el sobre', async () => {
-    const r = await fetch(`${pila.url}/v1/no-existe`);
+    const r = await fetch(`${pila.url}/no-existe`);
     expect(r.status).toBe(404);
     expect(await r.json()).toEqual({
       error: { tipo: 'no_encontrado', codigo: 'ruta_no_encontrada', mensaje: expect.any(String) },

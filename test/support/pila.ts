@@ -4,6 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { crearApp } from '../../api/app';
+import { crearServicios } from '../../api/composicion';
+import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
 import { crearKnex, type Knex } from '../../db/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
@@ -28,6 +30,7 @@ export interface Pila {
   db: Knex;
   cliente: Client;
   taskQueue: string;
+  servicios: ReturnType<typeof crearServicios>;
   logger: Logger;
   detenerWorker(): Promise<void>;
   detenerPac(): Promise<void>;
@@ -41,7 +44,11 @@ export interface OpcionesPila {
   pac?: boolean;
   saludTimeoutMs?: number;
   logger?: Logger;
+  limite?: { porSegundo: number; rafaga: number };
 }
+
+// The catalogs never change during a run: load them once for every stack of this test file.
+let catalogos: Promise<CatalogosEnMemoria> | undefined;
 
 /**
  * The real stack in this process, as `make up` runs it in separate ones: API over real HTTP, the
@@ -79,9 +86,15 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
 
   const connection = await Connection.connect({ address: config.temporal.address });
   const cliente = new Client({ connection, namespace: config.temporal.namespace });
+  catalogos ??= CatalogosEnMemoria.cargar(db);
+  const cat = await catalogos;
+  const servicios = crearServicios({ db, catalogos: cat });
   const api = await escuchar(
     crearApp({
       logger,
+      catalogos: cat,
+      servicios,
+      limite: op.limite ?? config.limiteSolicitudes,
       salud: { db, temporal: cliente, taskQueue, pacUrl, timeoutMs: op.saludTimeoutMs ?? 15_000 },
     }),
   );
@@ -98,6 +111,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     db,
     cliente,
     taskQueue,
+    servicios,
     logger,
     detenerWorker,
     detenerPac: () => cerrar(pac),

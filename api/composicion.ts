@@ -1,0 +1,39 @@
+import type { Knex } from 'knex';
+import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import { crearRepositorioClientes } from '../db/repositorios/clientes';
+import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
+import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
+import { crearRepositorioLlaves } from '../db/repositorios/llaves';
+import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
+import { crearRepositorioProductos } from '../db/repositorios/productos';
+import { crearServicioClientes } from '../servicios/clientes';
+import { crearServicioCuenta } from '../servicios/cuenta';
+import { crearServicioLlaves } from '../servicios/llaves';
+import { crearServicioOrganizaciones } from '../servicios/organizaciones';
+import { crearServicioProductos } from '../servicios/productos';
+
+/** The composition root: repositories over the database, services over repositories. */
+export function crearServicios(deps: { db: Knex; catalogos: ConsultaCatalogos }) {
+  const { db, catalogos } = deps;
+  const llavesRepo = crearRepositorioLlaves(db);
+  const cuenta = crearServicioCuenta({ cuentas: crearRepositorioCuentas(db) });
+  const organizaciones = crearServicioOrganizaciones({
+    organizaciones: crearRepositorioOrganizaciones(db),
+    catalogos,
+  });
+  return {
+    llavesRepo,
+    idempotencia: crearRepositorioIdempotencia(db),
+    cuenta,
+    llaves: crearServicioLlaves({ llaves: llavesRepo, cuenta }),
+    organizaciones,
+    clientes: crearServicioClientes({ clientes: crearRepositorioClientes(db), organizaciones, catalogos }),
+    productos: crearServicioProductos({
+      productos: crearRepositorioProductos(db),
+      organizaciones,
+      catalogos,
+    }),
+  };
+}
+
+export type Servicios = ReturnType<typeof crearServicios>;

@@ -1,0 +1,75 @@
+import type { Knex } from 'knex';
+import { ApiError } from './errores';
+
+export const LIMITE_POR_DEFECTO = 20;
+export const LIMITE_MAXIMO = 100;
+
+export interface Pagina {
+  limite: number;
+  /** Id of the last item of the previous page. */
+  despuesDe?: string;
+}
+
+export interface Lista<T> {
+  objeto: 'lista';
+  datos: T[];
+  paginacion: { hay_mas: boolean; siguiente_cursor: string | null };
+}
+
+// Opaque on purpose: clients must not build cursors, so the encoding can change.
+const codificar = (id: string) => Buffer.from(JSON.stringify({ v: 1, id })).toString('base64url');
+
+function decodificar(cursor: string): string {
+  try {
+    const { v, id } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+      v?: number;
+      id?: unknown;
+    };
+    if (v === 1 && typeof id === 'string' && /^[a-z]+_[0-9a-z]{26}$/.test(id)) return id;
+  } catch {
+    // falls through to the error
+  }
+  throw new ApiError(
+    'solicitud_invalida',
+    'cursor_invalido',
+    'El cursor no es válido: use el valor de paginacion.siguiente_cursor de la página anterior.',
+    'paginacion.cursor_inicio',
+  );
+}
+
+/** Reads `paginacion.limite` and `paginacion.cursor_inicio` (already type-checked by the OpenAPI validator). */
+export function leerPagina(query: Record<string, unknown>): Pagina {
+  const limite =
+    query['paginacion.limite'] === undefined ? LIMITE_POR_DEFECTO : Number(query['paginacion.limite']);
+  if (!Number.isInteger(limite) || limite < 1 || limite > LIMITE_MAXIMO) {
+    throw new ApiError(
+      'solicitud_invalida',
+      'parametro_invalido',
+      `paginacion.limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`,
+      'paginacion.limite',
+    );
+  }
+  const cursor = query['paginacion.cursor_inicio'];
+  return { limite, despuesDe: typeof cursor === 'string' && cursor ? decodificar(cursor) : undefined };
+}
+
+/**
+ * Keyset pagination, newest first. Ids are time-ordered and unique, so "id < last seen" walks every row
+ * that existed when the walk started exactly once, whatever is inserted meanwhile.
+ */
+export async function paginar<F extends { id: string }, T>(
+  consulta: Knex.QueryBuilder,
+  pagina: Pagina,
+  mapear: (fila: F) => T,
+  columnaId = 'id',
+): Promise<Lista<T>> {
+  if (pagina.despuesDe) consulta.where(columnaId, '<', pagina.despuesDe);
+  const filas = (await consulta.orderBy(columnaId, 'desc').limit(pagina.limite + 1)) as F[];
+  const hayMas = filas.length > pagina.limite;
+  const datos = filas.slice(0, pagina.limite);
+  return {
+    objeto: 'lista',
+    datos: datos.map(mapear),
+    paginacion: { hay_mas: hayMas, siguiente_cursor: hayMas ? codificar(datos[datos.length - 1]!.id) : null },
+  };
+}

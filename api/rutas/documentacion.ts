@@ -1,0 +1,34 @@
+import { dirname } from 'node:path';
+import express, { Router } from 'express';
+
+// The human reference, rendered by Swagger UI from the npm package: served from here, no CDN.
+const PAGINA = `<!doctype html>
+<html lang="es">
+<head>
+  <meta charset="utf-8">
+  <title>API CFDI — referencia</title>
+  <link rel="stylesheet" href="/docs/recursos/swagger-ui.css">
+</head>
+<body>
+  <div id="referencia"></div>
+  <script src="/docs/recursos/swagger-ui-bundle.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '#referencia', deepLinking: true });
+  </script>
+</body>
+</html>`;
+
+export function rutasDocumentacion(rutaOpenApi: string): Router {
+  const r = Router();
+  r.get('/openapi.yaml', (_req, res) => {
+    res.type('application/yaml').sendFile(rutaOpenApi);
+  });
+  r.get('/docs', (_req, res) => {
+    res.type('html').send(PAGINA);
+  });
+  r.use(
+    '/docs/recursos',
+    express.static(dirname(require.resolve('swagger-ui-dist/package.json')), { index: false, maxAge: '1d' }),
+  );
+  return r;
+}

@@ -1,0 +1,41 @@
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import pino from 'pino';
+import { contexto } from '../api/middleware/contexto';
+import { manejadorErrores } from '../api/middleware/manejador-errores';
+import { rutasCatalogos } from '../api/rutas/catalogos';
+import { cargarConfigSinSecretos } from '../config/config';
+import { CatalogosEnMemoria } from '../db/catalogos/memoria';
+import { crearKnex } from '../db/conexion';
+import { crearLogger } from '../log/logger';
+
+/**
+ * The catalog API alone, forked by bench/catalogos.ts so that the load generator does not share this
+ * process's event loop. The access log is kept (written to /dev/null): every real request pays for it.
+ */
+async function main() {
+  const config = cargarConfigSinSecretos();
+  const db = crearKnex(config.databaseUrl);
+  const inicio = performance.now();
+  const catalogos = await CatalogosEnMemoria.cargar(db);
+  const cargaMs = performance.now() - inicio;
+  await db.destroy();
+
+  const logger = crearLogger('bench-catalogos', 'info', pino.destination({ dest: '/dev/null', sync: false }));
+  const app = express();
+  app.disable('x-powered-by');
+  app.use(contexto(logger));
+  app.use(rutasCatalogos(catalogos));
+  app.use(manejadorErrores);
+  const servidor = app.listen(0, '127.0.0.1', () => {
+    const { port } = servidor.address() as AddressInfo;
+    process.send?.({ puerto: port, cargaMs, heapMb: process.memoryUsage().heapUsed / 1e6 });
+  });
+  // The parent going away (normal end or crash) ends this process too.
+  process.on('disconnect', () => servidor.close(() => process.exit(0)));
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});

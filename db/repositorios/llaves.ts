@@ -1,0 +1,59 @@
+import type { Knex } from 'knex';
+import type { Modo } from '../../api/llaves/material';
+
+export interface FilaLlave {
+  id: string;
+  cuenta_id: string;
+  modo: Modo;
+  nombre: string;
+  prefijo: string;
+  creado_en: Date;
+  revocada_en: Date | null;
+  ultimo_uso_en: Date | null;
+}
+
+const COLUMNAS = [
+  'id',
+  'cuenta_id',
+  'modo',
+  'nombre',
+  'prefijo',
+  'creado_en',
+  'revocada_en',
+  'ultimo_uso_en',
+];
+
+export function crearRepositorioLlaves(db: Knex) {
+  return {
+    /** The only lookup by secret: by its hash, active keys only, so revocation applies to the next request. */
+    async activaPorHash(hash: Buffer): Promise<FilaLlave | undefined> {
+      return db('llaves_api').select(COLUMNAS).where({ hash }).whereNull('revocada_en').first();
+    },
+
+    async insertar(fila: Omit<FilaLlave, 'revocada_en' | 'ultimo_uso_en'> & { hash: Buffer }): Promise<void> {
+      await db('llaves_api').insert(fila);
+    },
+
+    async obtener(cuentaId: string, id: string): Promise<FilaLlave | undefined> {
+      return db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId, id }).first();
+    },
+
+    /** Keys are an account-level resource: both modes are listed (never the secret). */
+    consulta(cuentaId: string): Knex.QueryBuilder {
+      return db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId });
+    },
+
+    async revocar(cuentaId: string, id: string, ahora: Date): Promise<void> {
+      await db('llaves_api')
+        .where({ cuenta_id: cuentaId, id })
+        .whereNull('revocada_en')
+        .update({ revocada_en: ahora });
+    },
+
+    async marcarUso(id: string, ahora: Date): Promise<void> {
+      await db('llaves_api').where({ id }).update({ ultimo_uso_en: ahora });
+    },
+  };
+}
+
+export type RepositorioLlaves = ReturnType<typeof crearRepositorioLlaves>;

@@ -1,0 +1,70 @@
+import type { Knex } from 'knex';
+import type { Alcance } from '../../api/alcance';
+import { columnasAlcance, conAlcance } from './con-alcance';
+
+export interface FilaOrganizacion {
+  id: string;
+  modo: 'test' | 'live';
+  rfc: string;
+  nombre: string;
+  regimen_fiscal: string;
+  codigo_postal: string;
+  color_acento: string;
+  creado_en: Date;
+  actualizado_en: Date;
+  cert_id: string | null;
+  cert_no_certificado: string | null;
+  cert_valido_hasta: Date | null;
+}
+
+export type DatosOrganizacion = Pick<
+  FilaOrganizacion,
+  'rfc' | 'nombre' | 'regimen_fiscal' | 'codigo_postal' | 'color_acento'
+>;
+
+export function crearRepositorioOrganizaciones(db: Knex) {
+  // The active certificate travels with the organization: integrators see at once whether it can stamp.
+  const consulta = (a: Alcance) =>
+    conAlcance(db, 'organizaciones', a)
+      .leftJoin('certificados as c', function () {
+        this.on('c.organizacion_id', 'organizaciones.id').andOnVal('c.activo', 1);
+      })
+      .select('organizaciones.id', 'organizaciones.modo', 'organizaciones.rfc', 'organizaciones.nombre')
+      .select('organizaciones.regimen_fiscal', 'organizaciones.codigo_postal', 'organizaciones.color_acento')
+      .select('organizaciones.creado_en', 'organizaciones.actualizado_en')
+      .select(
+        'c.id as cert_id',
+        'c.no_certificado as cert_no_certificado',
+        'c.valido_hasta as cert_valido_hasta',
+      );
+
+  return {
+    consulta,
+    /** By id or by RFC: the API lets integrators address an organization either way. */
+    async obtener(a: Alcance, idORfc: string): Promise<FilaOrganizacion | undefined> {
+      const columna = idORfc.startsWith('org_') ? 'organizaciones.id' : 'organizaciones.rfc';
+      return consulta(a).where(columna, idORfc).first();
+    },
+    async insertar(a: Alcance, id: string, datos: DatosOrganizacion, ahora: Date): Promise<void> {
+      await db('organizaciones').insert({
+        id,
+        ...columnasAlcance(a),
+        ...datos,
+        creado_en: ahora,
+        actualizado_en: ahora,
+      });
+    },
+    async actualizar(
+      a: Alcance,
+      id: string,
+      cambios: Partial<DatosOrganizacion>,
+      ahora: Date,
+    ): Promise<void> {
+      await conAlcance(db, 'organizaciones', a)
+        .where({ id })
+        .update({ ...cambios, actualizado_en: ahora });
+    },
+  };
+}
+
+export type RepositorioOrganizaciones = ReturnType<typeof crearRepositorioOrganizaciones>;

@@ -1,0 +1,102 @@
+import type { Alcance } from '../api/alcance';
+import { ApiError } from '../api/errores';
+import { paginar, type Pagina } from '../api/paginacion';
+import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import { personaDeRfc, validarOrganizacion } from '../cfdi/reglas';
+import { nuevoId } from '../db/ids';
+import { esDuplicado } from '../db/repositorios/con-alcance';
+import type {
+  DatosOrganizacion,
+  FilaOrganizacion,
+  RepositorioOrganizaciones,
+} from '../db/repositorios/organizaciones';
+import { exigirSinViolaciones } from './violaciones';
+
+export const COLOR_ACENTO_POR_DEFECTO = '#1F4E79';
+
+const iso = (d: Date) => new Date(d).toISOString();
+
+export function dtoOrganizacion(f: FilaOrganizacion) {
+  return {
+    id: f.id,
+    objeto: 'organizacion' as const,
+    modo: f.modo,
+    rfc: f.rfc,
+    nombre: f.nombre,
+    regimen_fiscal: f.regimen_fiscal,
+    codigo_postal: f.codigo_postal,
+    color_acento: f.color_acento,
+    persona: personaDeRfc(f.rfc),
+    certificado_activo: f.cert_id
+      ? { id: f.cert_id, no_certificado: f.cert_no_certificado!, valido_hasta: iso(f.cert_valido_hasta!) }
+      : null,
+    creado_en: iso(f.creado_en),
+    actualizado_en: iso(f.actualizado_en),
+  };
+}
+
+export const noEncontrada = (idORfc: string, parametro = 'id') =>
+  new ApiError(
+    'no_encontrado',
+    'organizacion_no_encontrada',
+    `La organización ${idORfc} no existe.`,
+    parametro,
+  );
+
+export function crearServicioOrganizaciones(deps: {
+  organizaciones: RepositorioOrganizaciones;
+  catalogos: ConsultaCatalogos;
+  ahora?: () => Date;
+}) {
+  const ahora = deps.ahora ?? (() => new Date());
+  const repo = deps.organizaciones;
+
+  async function fila(a: Alcance, idORfc: string, parametro = 'id'): Promise<FilaOrganizacion> {
+    const f = await repo.obtener(a, idORfc);
+    if (!f) throw noEncontrada(idORfc, parametro);
+    return f;
+  }
+
+  return {
+    /** For other services: resolves an organization given by id or RFC, in the caller's scope. */
+    resolver: fila,
+
+    async crear(a: Alcance, datos: Omit<DatosOrganizacion, 'color_acento'> & { color_acento?: string }) {
+      const completo = {
+        ...datos,
+        color_acento: (datos.color_acento ?? COLOR_ACENTO_POR_DEFECTO).toUpperCase(),
+      };
+      exigirSinViolaciones(validarOrganizacion(completo, deps.catalogos));
+      const id = nuevoId('org');
+      try {
+        await repo.insertar(a, id, completo, ahora());
+      } catch (e) {
+        if (!esDuplicado(e)) throw e;
+        throw new ApiError(
+          'conflicto',
+          'organizacion_duplicada',
+          `Ya existe una organización con el RFC ${datos.rfc} en este modo.`,
+          'rfc',
+        );
+      }
+      return dtoOrganizacion(await fila(a, id));
+    },
+
+    obtener: async (a: Alcance, idORfc: string) => dtoOrganizacion(await fila(a, idORfc)),
+
+    listar: (a: Alcance, pagina: Pagina) =>
+      paginar(repo.consulta(a), pagina, dtoOrganizacion, 'organizaciones.id'),
+
+    async actualizar(a: Alcance, idORfc: string, cambios: Partial<Omit<DatosOrganizacion, 'rfc'>>) {
+      const actual = await fila(a, idORfc);
+      const normalizados = cambios.color_acento
+        ? { ...cambios, color_acento: cambios.color_acento.toUpperCase() }
+        : cambios;
+      exigirSinViolaciones(validarOrganizacion({ ...actual, ...normalizados }, deps.catalogos));
+      await repo.actualizar(a, actual.id, normalizados, ahora());
+      return dtoOrganizacion(await fila(a, actual.id));
+    },
+  };
+}
+
+export type ServicioOrganizaciones = ReturnType<typeof crearServicioOrganizaciones>;

@@ -1,0 +1,44 @@
+import { validarRespuesta } from './contrato';
+
+export interface Respuesta<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface ClienteHttp {
+  get<T = any>(ruta: string, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
+  post<T = any>(ruta: string, cuerpo?: unknown, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
+  patch<T = any>(ruta: string, cuerpo?: unknown, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
+  delete<T = any>(ruta: string, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
+}
+
+/** Real HTTP against the API, authenticated with `llave`; every JSON answer is checked against openapi.yaml. */
+export function clienteHttp(url: string, llave?: string): ClienteHttp {
+  async function pedir(
+    metodo: string,
+    ruta: string,
+    cuerpo?: unknown,
+    encabezados: Record<string, string> = {},
+  ) {
+    const headers: Record<string, string> = { ...encabezados };
+    if (llave) headers.authorization = `Basic ${Buffer.from(`${llave}:`).toString('base64')}`;
+    if (cuerpo !== undefined) headers['content-type'] = 'application/json';
+    const r = await fetch(`${url}${ruta}`, {
+      method: metodo,
+      headers,
+      body: cuerpo === undefined ? undefined : JSON.stringify(cuerpo),
+    });
+    const texto = await r.text();
+    const esJson = (r.headers.get('content-type') ?? '').includes('application/json');
+    const body = esJson && texto ? JSON.parse(texto) : texto;
+    if (esJson) validarRespuesta(metodo, ruta, r.status, body);
+    return { status: r.status, headers: r.headers, body };
+  }
+  return {
+    get: (ruta, e) => pedir('GET', ruta, undefined, e),
+    post: (ruta, c, e) => pedir('POST', ruta, c ?? {}, e),
+    patch: (ruta, c, e) => pedir('PATCH', ruta, c ?? {}, e),
+    delete: (ruta, e) => pedir('DELETE', ruta, undefined, e),
+  };
+}
