@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import { ApiError, type TipoError } from '../errores';
+import { mensajeValidacion } from './mensajes-validacion';
 
 interface ErrorValidador {
   status?: number;
@@ -45,9 +46,14 @@ export function aApiError(err: unknown): ApiError {
     if (e.status !== 400) return new ApiError(tipo, codigo, mensaje);
     // Only a 400 names a parameter; for 404/405 the validator's "path" is the URL itself.
     const primero = e.errors?.[0];
-    const parametro = nombreParametro(primero?.path);
-    const detalle = primero?.message ? `${parametro ?? 'solicitud'}: ${primero.message}` : undefined;
-    return new ApiError(tipo, codigo, detalle ? `${mensaje} ${detalle}` : mensaje, parametro || undefined);
+    const parametro = nombreParametro(primero?.path) || undefined;
+    if (!primero) return new ApiError(tipo, codigo, mensaje);
+    return new ApiError(
+      tipo,
+      codigo,
+      mensajeValidacion(primero.errorCode, primero.message ?? '', parametro ?? ''),
+      parametro,
+    );
   }
   return new ApiError('interno', 'error_interno', 'Ocurrió un error interno. Intente de nuevo más tarde.');
 }

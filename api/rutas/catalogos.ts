@@ -15,7 +15,15 @@ const invalido = (parametro: string, mensaje: string) =>
 
 function leerLimite(valor: unknown): number {
   if (valor === undefined) return LIMITE_DEFECTO;
-  const n = typeof valor === 'string' && /^\d{1,3}$/.test(valor) ? Number(valor) : NaN;
+  // The OpenAPI validator coerces it to a number; without it (or before it) it is still text.
+  const n =
+    typeof valor === 'number'
+      ? valor
+      : typeof valor === 'string' && /^\d{1,3}$/.test(valor)
+        ? Number(valor)
+        : NaN;
+  if (!Number.isInteger(n))
+    throw invalido('limite', `El parámetro limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`);
   if (!(n >= 1 && n <= LIMITE_MAXIMO)) {
     throw invalido('limite', `El parámetro limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`);
   }

@@ -1,5 +1,7 @@
 import { clienteHttp } from '../support/cliente-http';
-import { nuevaCuenta, type CuentaDePrueba } from '../support/cuentas';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { habilitarLive, nuevaCuenta, type CuentaDePrueba } from '../support/cuentas';
 import { iniciarPila, type Pila } from '../support/pila';
 
 describe('cuenta y llaves API', () => {
@@ -67,6 +69,7 @@ describe('cuenta y llaves API', () => {
     const r = await cuenta.http.post('/v1/llaves_api', { nombre: 'x', modo: 'prod' });
     expect(r.status).toBe(400);
     expect(r.body.error.parametro).toBe('modo');
+    expect(r.body.error.mensaje).toBe('modo debe ser uno de: test, live.');
   });
 
   it('no se puede revocar la llave de otra cuenta (404)', async () => {
@@ -75,5 +78,45 @@ describe('cuenta y llaves API', () => {
     const r = await cuenta.http.delete(`/v1/llaves_api/${creada.body.id}`);
     expect(r.status).toBe(404);
     expect((await clienteHttp(pila.url, creada.body.secreto).get('/v1/cuenta')).status).toBe(200);
+  });
+
+  it('con el onboarding completo y un CSD válido se crean llaves live que ven solo el modo live', async () => {
+    const otra = await nuevaCuenta(pila.db, pila.url);
+    await habilitarLive(pila.db, otra.cuentaId);
+    expect((await otra.http.get('/v1/cuenta')).body.live_habilitado).toBe(true);
+    const r = await otra.http.post('/v1/llaves_api', { nombre: 'producción', modo: 'live' });
+    expect(r.status).toBe(201);
+    expect(r.body.secreto).toMatch(/^sk_live_/);
+    const live = clienteHttp(pila.url, r.body.secreto);
+    const orgs = await live.get('/v1/organizaciones');
+    expect(orgs.status).toBe(200);
+    // The unlocking organization lives in test mode: the live key does not see it.
+    expect(orgs.body.datos).toEqual([]);
+  });
+});
+
+describe('npm run cuenta:crear', () => {
+  it('crea una cuenta e imprime su primera llave test, que funciona', async () => {
+    const pila = await iniciarPila({ worker: false, pac: false });
+    try {
+      const { stdout } = await promisify(execFile)(
+        process.execPath,
+        ['dist/scripts/cuenta-crear.js', '--nombre', 'Mi empresa'],
+        { env: process.env },
+      );
+      const creada = JSON.parse(stdout);
+      expect(creada.cuenta).toMatchObject({ id: expect.stringMatching(/^cta_/), nombre: 'Mi empresa' });
+      expect(creada.llave).toMatchObject({ modo: 'test', secreto: expect.stringMatching(/^sk_test_/) });
+      const r = await clienteHttp(pila.url, creada.llave.secreto).get('/v1/cuenta');
+      expect(r.body).toMatchObject({ id: creada.cuenta.id, nombre: 'Mi empresa' });
+    } finally {
+      await pila.detener();
+    }
+  });
+
+  it('sin --nombre explica el uso y termina con código 2', async () => {
+    const r = await promisify(execFile)(process.execPath, ['dist/scripts/cuenta-crear.js']).catch((e) => e);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--nombre');
   });
 });

@@ -49,4 +49,28 @@ describe('sobre de error común', () => {
     expect(r.headers.get('content-type')).toContain('yaml');
     expect(await r.text()).toContain('openapi: 3.');
   });
+
+  it('un cuerpo de más de 2 MB responde 413 con el sobre', async () => {
+    const { secreto } = await nuevaCuenta(pila.db, pila.url);
+    const r = await fetch(`${pila.url}/v1/organizaciones`, {
+      method: 'POST',
+      headers: {
+        authorization: `Basic ${Buffer.from(`${secreto}:`).toString('base64')}`,
+        'content-type': 'application/json',
+      },
+      body: JSON.stringify({ nombre: 'x'.repeat(3 * 1024 * 1024) }),
+    });
+    expect(r.status).toBe(413);
+    expect((await r.json()).error.codigo).toBe('cuerpo_demasiado_grande');
+  });
+
+  it('sirve la referencia humana en /docs con Swagger UI local, sin CDN', async () => {
+    const html = await (await fetch(`${pila.url}/docs`)).text();
+    expect(html).toContain('/docs/recursos/swagger-ui-bundle.js');
+    expect(html).toContain("url: '/openapi.yaml'");
+    expect(html).not.toMatch(/https?:\/\//);
+    const js = await fetch(`${pila.url}/docs/recursos/swagger-ui-bundle.js`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get('content-type')).toContain('javascript');
+  });
 });

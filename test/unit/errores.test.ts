@@ -19,12 +19,67 @@ describe('mapeo central de errores', () => {
   it('traduce un error del validador OpenAPI y nombra el parámetro', () => {
     const e = aApiError({
       status: 400,
-      errors: [{ path: '/body/conceptos/0/cantidad', message: "must have required property 'cantidad'" }],
+      errors: [
+        {
+          path: '/body/conceptos/0/cantidad',
+          message: "must have required property 'cantidad'",
+          errorCode: 'required.openapi.validation',
+        },
+      ],
     });
     expect(e.status).toBe(400);
     expect(e.codigo).toBe('parametro_invalido');
     expect(e.parametro).toBe('conceptos[0].cantidad');
-    expect(e.message).toContain('conceptos[0].cantidad');
+    expect(e.message).toBe('Falta el campo obligatorio conceptos[0].cantidad.');
+  });
+
+  it.each([
+    [
+      'pattern.openapi.validation',
+      'must match pattern "^[0-9]{5}$"',
+      '/body/codigo_postal',
+      'codigo_postal no tiene un formato válido (patrón ^[0-9]{5}$).',
+    ],
+    ['type.openapi.validation', 'must be string', '/body/nombre', 'nombre debe ser de tipo texto.'],
+    [
+      'enum.openapi.validation',
+      'must be equal to one of the allowed values: test, live',
+      '/body/modo',
+      'modo debe ser uno de: test, live.',
+    ],
+    [
+      'additionalProperties.openapi.validation',
+      'must NOT have additional properties',
+      '/body/rfc',
+      'El campo rfc no está permitido aquí.',
+    ],
+    [
+      'maxLength.openapi.validation',
+      'must NOT have more than 13 characters',
+      '/body/rfc',
+      'rfc debe tener a lo más 13 caracteres.',
+    ],
+    [
+      'minItems.openapi.validation',
+      'must NOT have fewer than 1 items',
+      '/body/conceptos',
+      'conceptos debe tener al menos 1 elementos.',
+    ],
+    [
+      'maximum.openapi.validation',
+      'must be <= 100',
+      '/query/paginacion.limite',
+      'paginacion.limite debe ser menor o igual que 100.',
+    ],
+    [
+      undefined,
+      "Unknown query parameter 'limit'",
+      '/query/limit',
+      'El parámetro de consulta limit no existe en esta ruta.',
+    ],
+  ])('explica en español el error %s', (errorCode, message, path, esperado) => {
+    const e = aApiError({ status: 400, errors: [{ errorCode, message, path }] });
+    expect(e.message).toBe(esperado);
   });
 
   it('convierte JSON inválido en 400 json_invalido', () => {
