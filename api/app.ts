@@ -10,6 +10,7 @@ import { idempotencia } from './middleware/idempotencia';
 import { limiteDeSolicitudes, type OpcionesLimite } from './middleware/limite';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
 import { rutasCatalogos } from './rutas/catalogos';
+import { rutasCertificados } from './rutas/certificados';
 import { rutasCuenta } from './rutas/cuenta';
 import { rutasDocumentacion } from './rutas/documentacion';
 import { rutasOrganizaciones } from './rutas/organizaciones';
@@ -47,6 +48,8 @@ export function crearApp(deps: DepsApi): Express {
       validateRequests: { allowUnknownQueryParameters: false },
       validateResponses: false,
       validateSecurity: false,
+      // Certificates arrive in memory (never on disk), two small files at most.
+      fileUploader: { limits: { fileSize: 1024 * 1024, files: 2, fields: 10 } },
     }),
   );
   app.use('/v1', soloConLlave(idempotencia(servicios.idempotencia)));
@@ -54,6 +57,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasCatalogos(deps.catalogos));
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
+  app.use(rutasCertificados(servicios.certificados));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

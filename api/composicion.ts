@@ -1,11 +1,14 @@
 import type { Knex } from 'knex';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioClientes } from '../db/repositorios/clientes';
 import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
 import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
 import { crearRepositorioLlaves } from '../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
 import { crearRepositorioProductos } from '../db/repositorios/productos';
+import type { Boveda } from '../seguridad/boveda';
+import { crearServicioCertificados } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
 import { crearServicioCuenta } from '../servicios/cuenta';
 import { crearServicioLlaves } from '../servicios/llaves';
@@ -13,8 +16,8 @@ import { crearServicioOrganizaciones } from '../servicios/organizaciones';
 import { crearServicioProductos } from '../servicios/productos';
 
 /** The composition root: repositories over the database, services over repositories. */
-export function crearServicios(deps: { db: Knex; catalogos: ConsultaCatalogos }) {
-  const { db, catalogos } = deps;
+export function crearServicios(deps: { db: Knex; catalogos: ConsultaCatalogos; boveda: Boveda }) {
+  const { db, catalogos, boveda } = deps;
   const llavesRepo = crearRepositorioLlaves(db);
   const cuenta = crearServicioCuenta({ cuentas: crearRepositorioCuentas(db) });
   const organizaciones = crearServicioOrganizaciones({
@@ -32,6 +35,11 @@ export function crearServicios(deps: { db: Knex; catalogos: ConsultaCatalogos })
       productos: crearRepositorioProductos(db),
       organizaciones,
       catalogos,
+    }),
+    certificados: crearServicioCertificados({
+      certificados: crearRepositorioCertificados(db),
+      organizaciones,
+      boveda,
     }),
   };
 }

@@ -1,5 +1,6 @@
 import { cargarConfig } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
+import { crearBoveda } from '../seguridad/boveda';
 import { crearKnex } from '../db/conexion';
 import { crearLogger } from '../log/logger';
 import { conectarCliente } from '../temporal/conexion';
@@ -15,7 +16,7 @@ async function main() {
   const app = crearApp({
     logger,
     catalogos,
-    servicios: crearServicios({ db, catalogos }),
+    servicios: crearServicios({ db, catalogos, boveda: crearBoveda(config.claveMaestra) }),
     limite: config.limiteSolicitudes,
     salud: {
       db,

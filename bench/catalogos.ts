@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -98,7 +99,7 @@ const CONSULTAS = [
   'xyzxyz',
 ];
 
-interface Respuesta {
+interface Listo {
   puerto: number;
   cargaMs: number;
   heapMb: number;
@@ -117,16 +118,37 @@ async function asegurarCatalogos(databaseUrl: string) {
   }
 }
 
-function arrancarServidor(databaseUrl: string): Promise<{ hijo: ChildProcess; datos: Respuesta }> {
+function arrancarServidor(databaseUrl: string): Promise<{ hijo: ChildProcess; listo: Listo }> {
   const hijo = fork(join(__dirname, 'servidor-catalogos.js'), {
     env: { ...process.env, DATABASE_URL: databaseUrl },
   });
   return new Promise((resolve, reject) => {
-    hijo.once('message', (datos) => resolve({ hijo, datos: datos as Respuesta }));
+    hijo.once('message', (m) => resolve({ hijo, listo: m as Listo }));
     hijo.once('exit', (codigo) =>
       reject(new Error(`el servidor terminó antes de escuchar (código ${codigo})`)),
     );
   });
+}
+
+/** The server's CPU time since the previous call. */
+function cpuServidorMs(hijo: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    hijo.once('message', (m) => resolve((m as { cpuMs: number }).cpuMs));
+    hijo.send('cpu');
+  });
+}
+
+/** Busy and total CPU time of the whole machine in ms (Linux), to see whether something else ran meanwhile. */
+function cpuMaquinaMs(): { ocupado: number; total: number } | undefined {
+  try {
+    const linea = readFileSync('/proc/stat', 'utf8').split('\n')[0]!;
+    const campos = linea.trim().split(/\s+/).slice(1).map(Number);
+    const total = campos.reduce((a, b) => a + b, 0);
+    // Clock ticks of 10 ms (USER_HZ = 100 on Linux); idle and iowait are not busy.
+    return { ocupado: (total - campos[3]! - (campos[4] ?? 0)) * 10, total: total * 10 };
+  } catch {
+    return undefined;
+  }
 }
 
 function solicitar(agente: http.Agent, puerto: number, ruta: string): Promise<number> {
@@ -144,20 +166,14 @@ function solicitar(agente: http.Agent, puerto: number, ruta: string): Promise<nu
   });
 }
 
-/** `total` requests through CLIENTES workers that each send the next query as soon as theirs answers. */
-async function carga(agente: http.Agent, puerto: number, total: number, desde: number) {
+/** `total` requests through CLIENTES workers that each send the next one as soon as theirs answers. */
+async function carga(agente: http.Agent, puerto: number, total: number, ruta: (i: number) => string) {
   const latencias = new Float64Array(total);
   let siguiente = 0;
   const inicio = performance.now();
   const trabajador = async () => {
-    for (let i = siguiente++; i < total; i = siguiente++) {
-      const q = CONSULTAS[(desde + i) % CONSULTAS.length]!;
-      latencias[i] = await solicitar(
-        agente,
-        puerto,
-        `/v1/catalogos/claves_prod_serv?q=${encodeURIComponent(q)}`,
-      );
-    }
+    for (let i = siguiente++; i < total; i = siguiente++)
+      latencias[i] = await solicitar(agente, puerto, ruta(i));
   };
   await Promise.all(Array.from({ length: CLIENTES }, trabajador));
   return { latencias, segundos: (performance.now() - inicio) / 1000 };
@@ -167,30 +183,77 @@ function percentil(ordenadas: Float64Array, p: number): number {
   return ordenadas[Math.min(ordenadas.length - 1, Math.ceil((p / 100) * ordenadas.length) - 1)]!;
 }
 
+interface Medicion {
+  p99: number;
+}
+
+/** Runs one load, prints its figures (latency, throughput, CPU per request, noise) and returns p99. */
+async function medir(
+  titulo: string,
+  hijo: ChildProcess,
+  agente: http.Agent,
+  puerto: number,
+  ruta: (i: number) => string,
+): Promise<Medicion> {
+  await carga(agente, puerto, CALENTAMIENTO, ruta);
+  await cpuServidorMs(hijo);
+  const cpuCliente = process.cpuUsage();
+  const maquinaAntes = cpuMaquinaMs();
+  const { latencias, segundos } = await carga(agente, puerto, SOLICITUDES, (i) => ruta(CALENTAMIENTO + i));
+  const maquinaDespues = cpuMaquinaMs();
+  const { user, system } = process.cpuUsage(cpuCliente);
+  const clienteMs = (user + system) / 1000;
+  const servidorMs = await cpuServidorMs(hijo);
+
+  const ordenadas = latencias.slice().sort();
+  const ms = (v: number) => v.toFixed(2);
+  const porSolicitud = (cpuMs: number) => `${((cpuMs * 1000) / SOLICITUDES).toFixed(0)} µs`;
+  console.log(`\n${titulo}: ${SOLICITUDES} solicitudes tras ${CALENTAMIENTO} de calentamiento`);
+  console.log(
+    `  p50 ${ms(percentil(ordenadas, 50))} ms, p90 ${ms(percentil(ordenadas, 90))} ms, ` +
+      `p99 ${ms(percentil(ordenadas, 99))} ms, máx ${ms(ordenadas[ordenadas.length - 1]!)} ms; ` +
+      `${(SOLICITUDES / segundos).toFixed(0)} solicitudes/s`,
+  );
+  console.log(
+    `  CPU por solicitud: servidor ${porSolicitud(servidorMs)}, cliente ${porSolicitud(clienteMs)}`,
+  );
+  if (maquinaAntes && maquinaDespues) {
+    // The machine's busy time minus what these two processes used: a busy neighbour skews the tail.
+    const ajeno = maquinaDespues.ocupado - maquinaAntes.ocupado - servidorMs - clienteMs;
+    const porcentaje = (100 * Math.max(0, ajeno)) / (maquinaDespues.total - maquinaAntes.total);
+    console.log(`  CPU de otros procesos durante la medición: ${porcentaje.toFixed(0)} % de la máquina`);
+  }
+  return { p99: percentil(ordenadas, 99) };
+}
+
 async function main() {
   const config = cargarConfigSinSecretos();
   await asegurarCatalogos(config.databaseUrl);
-  const { hijo, datos } = await arrancarServidor(config.databaseUrl);
+  const { hijo, listo } = await arrancarServidor(config.databaseUrl);
   const agente = new http.Agent({ keepAlive: true, maxSockets: CLIENTES });
   try {
     console.log(
-      `servidor listo: catálogos en memoria en ${datos.cargaMs.toFixed(0)} ms, heap ${datos.heapMb.toFixed(0)} MB`,
+      `servidor listo: catálogos en memoria en ${listo.cargaMs.toFixed(0)} ms, heap ${listo.heapMb.toFixed(0)} MB`,
     );
     console.log(
       `máquina: ${os.cpus().length} núcleos (${os.cpus()[0]?.model ?? '?'}), Node ${process.version}; ` +
         `${CONSULTAS.length} consultas distintas, ${CLIENTES} clientes concurrentes`,
     );
-    await carga(agente, datos.puerto, CALENTAMIENTO, 0);
-    const { latencias, segundos } = await carga(agente, datos.puerto, SOLICITUDES, CALENTAMIENTO);
-    const ordenadas = latencias.slice().sort();
-    const ms = (v: number) => v.toFixed(2);
-    console.log(`solicitudes: ${SOLICITUDES} (tras ${CALENTAMIENTO} de calentamiento)`);
-    console.log(
-      `p50 ${ms(percentil(ordenadas, 50))} ms, p90 ${ms(percentil(ordenadas, 90))} ms, ` +
-        `p99 ${ms(percentil(ordenadas, 99))} ms, máx ${ms(ordenadas[ordenadas.length - 1]!)} ms`,
+    const busqueda = await medir(
+      'GET /v1/catalogos/claves_prod_serv?q=…',
+      hijo,
+      agente,
+      listo.puerto,
+      (i) => `/v1/catalogos/claves_prod_serv?q=${encodeURIComponent(CONSULTAS[i % CONSULTAS.length]!)}`,
     );
-    console.log(`rendimiento: ${(SOLICITUDES / segundos).toFixed(0)} solicitudes/s`);
-    console.log(`catalogos_p99_ms=${ms(percentil(ordenadas, 99))}`);
+    await medir(
+      'Referencia (misma pila, respuesta fija de 20 registros, sin búsqueda)',
+      hijo,
+      agente,
+      listo.puerto,
+      () => '/referencia',
+    );
+    console.log(`\ncatalogos_p99_ms=${busqueda.p99.toFixed(2)}`);
   } finally {
     agente.destroy();
     hijo.disconnect();

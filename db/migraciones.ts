@@ -3,6 +3,7 @@ import * as m001 from './migrations/001_cuentas_llaves';
 import * as m002 from './migrations/002_sondas_salud';
 import * as m003 from './migrations/003_catalogos';
 import * as m004 from './migrations/004_plataforma';
+import * as m005 from './migrations/005_certificados_unicos';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -15,6 +16,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '002_sondas_salud': m002,
   '003_catalogos': m003,
   '004_plataforma': m004,
+  '005_certificados_unicos': m005,
 };
 
 const fuente: Knex.MigrationSource<string> = {

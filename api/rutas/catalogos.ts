@@ -60,8 +60,10 @@ export function rutasCatalogos(catalogos: CatalogosEnMemoria): Router {
         'nombre',
       );
     }
-    // The data changes only with a deployment: clients and proxies may keep it for an hour.
-    res.set('Cache-Control', 'public, max-age=3600');
+    // The data changes only with a deployment: clients and proxies may keep it for an hour. The ETag
+    // is the data's fingerprint (same URL, same data, same bytes), set here so that Express does not
+    // hash every response body; it still answers 304 to a matching If-None-Match.
+    res.set({ 'Cache-Control': 'public, max-age=3600', ETag: `"${catalogos.huella}"` });
     res.json({ objeto: 'lista', catalogo: nombre, datos });
   });
   return r;

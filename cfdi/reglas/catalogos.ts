@@ -58,6 +58,13 @@ export interface ClaveDescripcion {
   readonly descripcion: string;
 }
 
+/** A row of cat_moneda: the decimals bound every document-level amount (CFDI40107 and following). */
+export interface Moneda {
+  readonly clave: string;
+  readonly descripcion: string;
+  readonly decimales: number;
+}
+
 export interface ConsultaCatalogos {
   regimenFiscal(clave: string): RegimenFiscal | undefined;
   usoCfdi(clave: string): UsoCfdi | undefined;
@@ -65,6 +72,11 @@ export interface ConsultaCatalogos {
   claveProdServ(clave: string): ClaveDescripcion | undefined;
   claveUnidad(clave: string): ClaveDescripcion | undefined;
   objetoImp(clave: string): ClaveDescripcion | undefined;
+  formaPago(clave: string): ClaveDescripcion | undefined;
+  metodoPago(clave: string): ClaveDescripcion | undefined;
+  moneda(clave: string): Moneda | undefined;
+  exportacion(clave: string): ClaveDescripcion | undefined;
+  tipoRelacion(clave: string): ClaveDescripcion | undefined;
   /** Every currently valid row of cat_tasa_o_cuota. */
   reglasTasaOCuota(): readonly ReglaTasaOCuota[];
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { ConsultaCatalogos, ReglaTasaOCuota } from '../../cfdi/reglas/catalogos';
 
@@ -219,19 +220,24 @@ function ponerRango(bits: Uint32Array, desde: number, hasta: number): void {
   }
 }
 
-function contieneId(ids: Uint32Array, id: number): boolean {
-  let lo = 0;
-  let hi = ids.length;
+/** First position ≥ `desde` whose id is ≥ `id`: galloping, then binary search within the last stride. */
+function avanzar(ids: Uint32Array, desde: number, id: number): number {
+  if (desde >= ids.length || ids[desde]! >= id) return desde;
+  let bajo = desde;
+  let paso = 1;
+  while (bajo + paso < ids.length && ids[bajo + paso]! < id) {
+    bajo += paso;
+    paso *= 2;
+  }
+  let lo = bajo + 1;
+  let hi = Math.min(bajo + paso, ids.length);
   while (lo < hi) {
     const medio = (lo + hi) >>> 1;
     if (ids[medio]! < id) lo = medio + 1;
     else hi = medio;
   }
-  return lo < ids.length && ids[lo] === id;
+  return lo;
 }
-
-const contiene = (p: Posting, id: number): boolean =>
-  p.bits ? tieneBit(p.bits, id) : contieneId(p.ids!, id);
 
 /** a &= b, in place. */
 function y(a: Uint32Array, b: Uint32Array): void {
@@ -533,7 +539,24 @@ export class IndiceBusqueda<T> {
     postings.sort((a, b) => a.tam - b.tam);
     const [primero, ...resto] = postings as [Posting, ...Posting[]];
     if (primero.ids) {
-      for (const id of primero.ids) if (resto.every((p) => contiene(p, id))) ponerBit(resultado, id);
+      // Walk the rarest list; other lists are probed with a forward-only galloping cursor (ids come in
+      // ascending order), bitsets with a bit test. Checking the next rarest first rejects soonest.
+      const cursores = resto.map(() => 0);
+      candidatos: for (const id of primero.ids) {
+        for (let k = 0; k < resto.length; k++) {
+          const p = resto[k]!;
+          if (p.bits) {
+            if (!tieneBit(p.bits, id)) continue candidatos;
+            continue;
+          }
+          const i = avanzar(p.ids!, cursores[k]!, id);
+          cursores[k] = i;
+          // This list is exhausted: no later id can be in every posting.
+          if (i === p.ids!.length) break candidatos;
+          if (p.ids![i] !== id) continue candidatos;
+        }
+        ponerBit(resultado, id);
+      }
       return resultado;
     }
     // The rarest is a bitset, so all are.
@@ -659,6 +682,11 @@ export class CatalogosEnMemoria implements ConsultaCatalogos {
   private readonly prodServ: ReadonlyMap<string, RegistroClaveProdServ>;
   private readonly unidades: ReadonlyMap<string, RegistroClaveUnidad>;
   private readonly postales: ReadonlyMap<string, RegistroCodigoPostal>;
+  /**
+   * Fingerprint of everything served (records after the validity filter): the same URL answers the same
+   * bytes while it holds, so it can be the HTTP ETag without hashing each response.
+   */
+  readonly huella: string;
 
   private constructor(
     private readonly listas: Listas,
@@ -683,6 +711,11 @@ export class CatalogosEnMemoria implements ConsultaCatalogos {
     this.prodServ = porClave(registrosBuscables.prodServ);
     this.unidades = porClave(registrosBuscables.unidades);
     this.postales = porClave(registrosBuscables.postales);
+    const hash = createHash('sha256');
+    for (const registros of [...Object.values(listas), ...Object.values(registrosBuscables), reglas]) {
+      hash.update(JSON.stringify(registros));
+    }
+    this.huella = hash.digest('base64url').slice(0, 22);
   }
 
   /** Reads every catalog table once (a few hundred ms for the 150k rows) and builds the indexes. */

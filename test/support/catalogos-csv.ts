@@ -6,6 +6,7 @@ import { DEFINICIONES, directorioDatos } from '../../db/catalogos/definiciones';
 import type {
   ClaveDescripcion,
   ConsultaCatalogos,
+  Moneda,
   RegimenFiscal,
   ReglaTasaOCuota,
   UsoCfdi,
@@ -101,6 +102,19 @@ export function catalogosCsv(fecha: string = hoy()): ConsultaCatalogos {
     claveProdServ: indice('clave_prod_serv', fecha, conDescripcion('descripcion')),
     claveUnidad: indice('clave_unidad', fecha, conDescripcion('texto')),
     objetoImp: indice('objeto_imp', fecha, conDescripcion('texto')),
+    formaPago: indice('forma_pago', fecha, conDescripcion('texto')),
+    metodoPago: indice('metodo_pago', fecha, conDescripcion('texto')),
+    moneda: indice(
+      'moneda',
+      fecha,
+      (f): Moneda => ({
+        clave: texto(f['id']),
+        descripcion: texto(f['texto']),
+        decimales: Number(f['decimales']),
+      }),
+    ),
+    exportacion: indice('exportacion', fecha, conDescripcion('texto')),
+    tipoRelacion: indice('tipo_relacion', fecha, conDescripcion('texto')),
     reglasTasaOCuota: () =>
       (reglas ??= filas('tasa_o_cuota')
         .filter((f) => vigente(f, fecha))

@@ -11,6 +11,7 @@ import { crearKnex, type Knex } from '../../db/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
 import { crearServidorPac } from '../../pac/sandbox/servidor';
 import { Navegador } from '../../pdf/navegador';
+import { crearBoveda } from '../../seguridad/boveda';
 import { crearWorker } from '../../worker/crear';
 
 let runtimeInstalado = false;
@@ -88,7 +89,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   const cliente = new Client({ connection, namespace: config.temporal.namespace });
   catalogos ??= CatalogosEnMemoria.cargar(db);
   const cat = await catalogos;
-  const servicios = crearServicios({ db, catalogos: cat });
+  const servicios = crearServicios({ db, catalogos: cat, boveda: crearBoveda(config.claveMaestra) });
   const api = await escuchar(
     crearApp({
       logger,

@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import type { Alcance } from '../../api/alcance';
+import { columnasAlcance, conAlcance } from './con-alcance';
+
+/** What the API shows of a certificate: metadata only. */
+export interface FilaCertificado {
+  id: string;
+  modo: 'test' | 'live';
+  organizacion_id: string;
+  no_certificado: string;
+  rfc: string;
+  nombre_titular: string;
+  valido_desde: Date;
+  valido_hasta: Date;
+  de_prueba: boolean | number;
+  activo: boolean | number;
+  creado_en: Date;
+  actualizado_en: Date;
+}
+
+/** The sealed secrets, read only by the code that signs. */
+export interface SecretosCertificado {
+  cer: Buffer;
+  llave_cifrada: Buffer;
+  contrasena_cifrada: Buffer;
+  dek_cifrada: Buffer;
+  version_clave: number;
+}
+
+const METADATOS = [
+  'id',
+  'modo',
+  'organizacion_id',
+  'no_certificado',
+  'rfc',
+  'nombre_titular',
+  'valido_desde',
+  'valido_hasta',
+  'de_prueba',
+  'activo',
+  'creado_en',
+  'actualizado_en',
+];
+
+export function crearRepositorioCertificados(db: Knex) {
+  const metadatos = (a: Alcance) => conAlcance(db, 'certificados', a).select(METADATOS);
+
+  /** One active certificate per organization: activating one deactivates the others, atomically. */
+  async function activar(trx: Knex.Transaction, a: Alcance, organizacionId: string, id: string, ahora: Date) {
+    await conAlcance(trx, 'certificados', a)
+      .where({ organizacion_id: organizacionId, activo: true })
+      .whereNot({ id })
+      .update({ activo: false, actualizado_en: ahora });
+    await conAlcance(trx, 'certificados', a).where({ id }).update({ activo: true, actualizado_en: ahora });
+  }
+
+  return {
+    consulta: (a: Alcance, filtros: { organizacionId?: string } = {}) => {
+      const c = metadatos(a);
+      if (filtros.organizacionId) c.where('organizacion_id', filtros.organizacionId);
+      return c;
+    },
+    async obtener(a: Alcance, id: string): Promise<FilaCertificado | undefined> {
+      return metadatos(a).where({ id }).first();
+    },
+    async insertarActivo(
+      a: Alcance,
+      fila: Omit<FilaCertificado, 'modo' | 'activo' | 'creado_en' | 'actualizado_en'> & SecretosCertificado,
+      ahora: Date,
+    ): Promise<void> {
+      await db.transaction(async (trx) => {
+        await trx('certificados').insert({
+          ...fila,
+          ...columnasAlcance(a),
+          activo: false,
+          creado_en: ahora,
+          actualizado_en: ahora,
+        });
+        await activar(trx, a, fila.organizacion_id, fila.id, ahora);
+      });
+    },
+    async cambiarActivo(a: Alcance, fila: FilaCertificado, activo: boolean, ahora: Date): Promise<void> {
+      await db.transaction(async (trx) => {
+        if (activo) await activar(trx, a, fila.organizacion_id, fila.id, ahora);
+        else
+          await conAlcance(trx, 'certificados', a)
+            .where({ id: fila.id })
+            .update({ activo: false, actualizado_en: ahora });
+      });
+    },
+    /** The signing material of the organization's active certificate (still sealed). */
+    async activoConSecretos(
+      a: Alcance,
+      organizacionId: string,
+    ): Promise<(FilaCertificado & SecretosCertificado) | undefined> {
+      return conAlcance(db, 'certificados', a)
+        .where({ organizacion_id: organizacionId, activo: true })
+        .select([...METADATOS, 'cer', 'llave_cifrada', 'contrasena_cifrada', 'dek_cifrada', 'version_clave'])
+        .first();
+    },
+  };
+}
+
+export type RepositorioCertificados = ReturnType<typeof crearRepositorioCertificados>;

@@ -1,0 +1,138 @@
+import type { Alcance } from '../api/alcance';
+import { ApiError } from '../api/errores';
+import { paginar, type Pagina } from '../api/paginacion';
+import { validarCsd } from '../cfdi/csd';
+import { nuevoId } from '../db/ids';
+import type { FilaCertificado, RepositorioCertificados } from '../db/repositorios/certificados';
+import { esDuplicado } from '../db/repositorios/con-alcance';
+import type { Boveda } from '../seguridad/boveda';
+import type { ServicioOrganizaciones } from './organizaciones';
+import type { Violacion } from '../cfdi/reglas/tipos';
+import { errorDeViolaciones } from './violaciones';
+
+export interface CsdSubido {
+  organizacion: string;
+  cer: Buffer;
+  llave: Buffer;
+  contrasena: string;
+}
+
+const iso = (d: Date) => new Date(d).toISOString();
+
+/** Metadata only: the key and its password never leave the vault through the API. */
+function dto(f: FilaCertificado) {
+  return {
+    id: f.id,
+    objeto: 'certificado' as const,
+    modo: f.modo,
+    organizacion: f.organizacion_id,
+    rfc: f.rfc,
+    nombre_titular: f.nombre_titular,
+    no_certificado: f.no_certificado,
+    valido_desde: iso(f.valido_desde),
+    valido_hasta: iso(f.valido_hasta),
+    activo: Boolean(f.activo),
+    de_prueba: Boolean(f.de_prueba),
+    creado_en: iso(f.creado_en),
+    actualizado_en: iso(f.actualizado_en),
+  };
+}
+
+export function crearServicioCertificados(deps: {
+  certificados: RepositorioCertificados;
+  organizaciones: ServicioOrganizaciones;
+  boveda: Boveda;
+  ahora?: () => Date;
+}) {
+  const ahora = deps.ahora ?? (() => new Date());
+  const repo = deps.certificados;
+
+  async function fila(a: Alcance, id: string): Promise<FilaCertificado> {
+    const f = await repo.obtener(a, id);
+    if (!f)
+      throw new ApiError(
+        'no_encontrado',
+        'certificado_no_encontrado',
+        `El certificado ${id} no existe.`,
+        'id',
+      );
+    return f;
+  }
+
+  return {
+    /** Validates the CSD for the organization and mode, seals key and password, and makes it the active one. */
+    async crear(a: Alcance, s: CsdSubido) {
+      const org = await deps.organizaciones.resolver(a, s.organizacion, 'organizacion');
+      const r = validarCsd({
+        cer: s.cer,
+        llave: s.llave,
+        contrasena: s.contrasena,
+        rfcEsperado: org.rfc,
+        ahora: ahora(),
+        modo: a.modo,
+      });
+      if (!r.ok) throw errorDeViolaciones(r.violaciones as [Violacion, ...Violacion[]]);
+      const id = nuevoId('cert');
+      const sellado = deps.boveda.sellar(
+        { cuentaId: a.cuentaId, modo: a.modo, registroId: id },
+        { llave: s.llave, contrasena: Buffer.from(s.contrasena, 'utf8') },
+      );
+      const c = r.certificado;
+      try {
+        await repo.insertarActivo(
+          a,
+          {
+            id,
+            organizacion_id: org.id,
+            no_certificado: c.noCertificado,
+            rfc: c.rfc || org.rfc,
+            nombre_titular: c.nombre,
+            valido_desde: c.validoDesde,
+            valido_hasta: c.validoHasta,
+            de_prueba: c.emisorEsPrueba,
+            cer: s.cer,
+            llave_cifrada: sellado.campos.llave!,
+            contrasena_cifrada: sellado.campos.contrasena!,
+            dek_cifrada: sellado.dekCifrada,
+            version_clave: sellado.version,
+          },
+          ahora(),
+        );
+      } catch (e) {
+        if (!esDuplicado(e)) throw e;
+        throw new ApiError(
+          'conflicto',
+          'certificado_duplicado',
+          `El certificado ${c.noCertificado} ya está cargado en la organización ${org.rfc}.`,
+          'cer',
+        );
+      }
+      return dto(await fila(a, id));
+    },
+
+    obtener: async (a: Alcance, id: string) => dto(await fila(a, id)),
+
+    async listar(a: Alcance, filtros: { organizacion?: string }, pagina: Pagina) {
+      const organizacionId = filtros.organizacion
+        ? (await deps.organizaciones.resolver(a, filtros.organizacion, 'organizacion')).id
+        : undefined;
+      return paginar(repo.consulta(a, { organizacionId }), pagina, dto);
+    },
+
+    async cambiarActivo(a: Alcance, id: string, activo: boolean) {
+      const f = await fila(a, id);
+      if (activo && new Date(f.valido_hasta).getTime() <= ahora().getTime()) {
+        throw new ApiError(
+          'regla_de_negocio',
+          'certificado_vencido',
+          `El certificado ${f.no_certificado} venció el ${iso(f.valido_hasta).slice(0, 10)}: no puede activarse.`,
+          'activo',
+        );
+      }
+      await repo.cambiarActivo(a, f, activo, ahora());
+      return dto(await fila(a, id));
+    },
+  };
+}
+
+export type ServicioCertificados = ReturnType<typeof crearServicioCertificados>;
