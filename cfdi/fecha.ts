@@ -40,6 +40,10 @@ export function zonaIana(husoHorario: string): string {
 
 /** `YYYY-MM-DDThh:mm:ss` in the place's local time. */
 export function fechaCfdi(instante: Date, husoHorario: string): string {
-  const p = Object.fromEntries(formato(zonaIana(husoHorario)).formatToParts(instante).map((x) => [x.type, x.value]));
+  const p = Object.fromEntries(
+    formato(zonaIana(husoHorario))
+      .formatToParts(instante)
+      .map((x) => [x.type, x.value]),
+  );
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
 }

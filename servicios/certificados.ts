@@ -90,7 +90,8 @@ export function crearServicioCertificados(deps: {
             valido_desde: c.validoDesde,
             valido_hasta: c.validoHasta,
             de_prueba: c.emisorEsPrueba,
-            cer: s.cer,
+            // Always DER, whatever encoding was uploaded.
+            cer: Buffer.from(c.certificadoBase64, 'base64'),
             llave_cifrada: sellado.campos.llave!,
             contrasena_cifrada: sellado.campos.contrasena!,
             dek_cifrada: sellado.dekCifrada,
@@ -113,9 +114,7 @@ export function crearServicioCertificados(deps: {
     obtener: async (a: Alcance, id: string) => dto(await fila(a, id)),
 
     async listar(a: Alcance, filtros: { organizacion?: string }, pagina: Pagina) {
-      const organizacionId = filtros.organizacion
-        ? (await deps.organizaciones.resolver(a, filtros.organizacion, 'organizacion')).id
-        : undefined;
+      const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
       return paginar(repo.consulta(a, { organizacionId }), pagina, dto);
     },
 

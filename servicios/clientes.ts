@@ -82,9 +82,7 @@ export function crearServicioClientes(deps: {
     obtener: async (a: Alcance, id: string) => dto(await fila(a, id)),
 
     async listar(a: Alcance, filtros: { organizacion?: string; q?: string }, pagina: Pagina) {
-      const organizacionId = filtros.organizacion
-        ? (await deps.organizaciones.resolver(a, filtros.organizacion, 'organizacion')).id
-        : undefined;
+      const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
       return paginar(repo.consulta(a, { organizacionId, q: filtros.q }), pagina, dto);
     },
 

@@ -61,6 +61,11 @@ export function crearServicioOrganizaciones(deps: {
     /** For other services: resolves an organization given by id or RFC, in the caller's scope. */
     resolver: fila,
 
+    /** The id behind an optional `organizacion` list filter (id or RFC); unknown → 404 naming the filter. */
+    async idDeFiltro(a: Alcance, organizacion: string | undefined): Promise<string | undefined> {
+      return organizacion ? (await fila(a, organizacion, 'organizacion')).id : undefined;
+    },
+
     async crear(a: Alcance, datos: Omit<DatosOrganizacion, 'color_acento'> & { color_acento?: string }) {
       const completo = {
         ...datos,

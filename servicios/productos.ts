@@ -103,9 +103,7 @@ export function crearServicioProductos(deps: {
     obtener: async (a: Alcance, id: string) => dto(await fila(a, id)),
 
     async listar(a: Alcance, filtros: { organizacion?: string; q?: string }, pagina: Pagina) {
-      const organizacionId = filtros.organizacion
-        ? (await deps.organizaciones.resolver(a, filtros.organizacion, 'organizacion')).id
-        : undefined;
+      const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
       return paginar(repo.consulta(a, { organizacionId, q: filtros.q }), pagina, (f: FilaProducto) =>
         dto(repo.leer(f)),
       );

@@ -9,15 +9,20 @@ import { nombresPagos20, PLANTILLAS_PAGOS20 } from './pagos20';
  * its `select`s as loops in the same order. Elements are recognized by namespace (resolved once at the
  * root and again at complements), as the XSLT does, not by a hard-coded `cfdi:` prefix.
  *
- * Ignored, as in the XSLT: Sello and Certificado, the Addenda, the TimbreFiscalDigital and any complement
- * the XSLT has no template for. Complements the XSLT does have templates for but we don't implement
- * (nómina, comercio exterior, impuestos locales…) raise an error instead of yielding a wrong cadena.
+ * Ignored, as in the XSLT: Sello and Certificado, the Addenda, the TimbreFiscalDigital and any other
+ * childless element the XSLT has no template for. Refused with an error instead of a wrong cadena:
+ * complements the XSLT has templates for but we don't implement (nómina, comercio exterior, impuestos
+ * locales…), and template-less elements with children (the XSLT would copy their indentation).
  */
 export function cadenaOriginal(comprobante: Nodo): string {
   const ambito = ambitoDe(comprobante);
   const [prefijo, local] = partesNombre(comprobante.nombre);
-  if (local !== 'Comprobante' || ambito[prefijo] !== NS_CFDI40) {
-    throw new Error(`Se esperaba un cfdi:Comprobante 4.0 (${NS_CFDI40}) y llegó <${comprobante.nombre}>`);
+  const uri = ambito[prefijo];
+  if (local !== 'Comprobante' || uri !== NS_CFDI40) {
+    throw new Error(
+      `Se esperaba un cfdi:Comprobante 4.0 (${NS_CFDI40}) y llegó <${comprobante.nombre}> ` +
+        `(espacio de nombres ${uri ?? 'no declarado en el elemento'})`,
+    );
   }
   const salida: string[] = [];
   comprobanteT(comprobante, nombresCfdi(prefijo), salida, AMBITO_VACIO);
@@ -260,7 +265,14 @@ function aplicarPlantillas(nodo: Nodo, salida: string[], ambitoPadre: Ambito): v
   } else if (uri !== undefined && COMPLEMENTOS_SIN_SOPORTE.has(uri)) {
     throw new Error(`Complemento no soportado en la cadena original: <${nodo.nombre}> (${uri})`);
   }
-  // No template (TimbreFiscalDigital, unknown complements): the built-in rule only prints text, which a
-  // Nodo doesn't have, and descends into the children.
-  for (const h of nodo.hijos) aplicarPlantillas(h, salida, ambito);
+  // No template (TimbreFiscalDigital, unknown complements): XSLT's built-in rule prints the element's text
+  // nodes and descends into its children. A leaf prints nothing (the parser refuses text that is not
+  // whitespace). Below an element with children there usually is indentation the XSLT would copy into
+  // the cadena and a Nodo does not keep, so such a document is refused rather than given a wrong cadena.
+  if (nodo.hijos.length > 0) {
+    throw new Error(
+      `Complemento no soportado en la cadena original: <${nodo.nombre}> (${uri ?? 'sin espacio de nombres'}) ` +
+        'no tiene plantilla en el XSLT y contiene elementos',
+    );
+  }
 }

@@ -1,3 +1,4 @@
+import { normalizarEspacios } from '../cadena';
 import { nodo, type Nodo } from '../xml/nodo';
 import { calcularImportes } from './importes';
 import type { ComprobanteEntrada, ImportesCalculados, ImpuestoCalculado } from './tipos';
@@ -6,8 +7,8 @@ export const NS_CFDI = 'http://www.sat.gob.mx/cfd/4';
 export const NS_XSI = 'http://www.w3.org/2001/XMLSchema-instance';
 export const ESQUEMA_CFDI = `${NS_CFDI} http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd`;
 
-/** XML text values are written already normalized, so that XML and cadena original always agree. */
-export const normalizar = (s: string) => s.replace(/[ \t\r\n]+/g, ' ').trim();
+// Text values are written already normalized exactly as the SAT XSLT's normalize-space does, so XML and
+// cadena always agree (normalizarEspacios).
 
 const traslado = (t: ImpuestoCalculado, prefijo = 'cfdi:Traslado') =>
   nodo(prefijo, {
@@ -73,6 +74,20 @@ function impuestosGlobales(i: ImportesCalculados): Nodo[] {
   ];
 }
 
+export const nodoEmisor = (e: ComprobanteEntrada['emisor']) =>
+  nodo('cfdi:Emisor', { Rfc: e.rfc, Nombre: normalizarEspacios(e.nombre), RegimenFiscal: e.regimen_fiscal });
+
+export const nodoReceptor = (r: Omit<ComprobanteEntrada['receptor'], 'uso_cfdi'>, usoCfdi: string) =>
+  nodo('cfdi:Receptor', {
+    Rfc: r.rfc,
+    Nombre: normalizarEspacios(r.nombre),
+    DomicilioFiscalReceptor: r.domicilio_fiscal,
+    ResidenciaFiscal: r.residencia_fiscal,
+    NumRegIdTrib: r.num_reg_id_trib,
+    RegimenFiscalReceptor: r.regimen_fiscal,
+    UsoCFDI: usoCfdi,
+  });
+
 /** The unsealed CFDI 4.0 (type I or E) as a node tree, with every amount computed. */
 export function construirComprobante(c: ComprobanteEntrada): { nodo: Nodo; importes: ImportesCalculados } {
   const imp = calcularImportes(c);
@@ -95,24 +110,7 @@ export function construirComprobante(c: ComprobanteEntrada): { nodo: Nodo; impor
       ),
     );
   }
-  hijos.push(
-    nodo('cfdi:Emisor', {
-      Rfc: c.emisor.rfc,
-      Nombre: normalizar(c.emisor.nombre),
-      RegimenFiscal: c.emisor.regimen_fiscal,
-    }),
-  );
-  hijos.push(
-    nodo('cfdi:Receptor', {
-      Rfc: c.receptor.rfc,
-      Nombre: normalizar(c.receptor.nombre),
-      DomicilioFiscalReceptor: c.receptor.domicilio_fiscal,
-      ResidenciaFiscal: c.receptor.residencia_fiscal,
-      NumRegIdTrib: c.receptor.num_reg_id_trib,
-      RegimenFiscalReceptor: c.receptor.regimen_fiscal,
-      UsoCFDI: c.receptor.uso_cfdi,
-    }),
-  );
+  hijos.push(nodoEmisor(c.emisor), nodoReceptor(c.receptor, c.receptor.uso_cfdi));
   hijos.push(
     nodo(
       'cfdi:Conceptos',
@@ -122,11 +120,11 @@ export function construirComprobante(c: ComprobanteEntrada): { nodo: Nodo; impor
           'cfdi:Concepto',
           {
             ClaveProdServ: x.clave_prod_serv,
-            NoIdentificacion: x.no_identificacion && normalizar(x.no_identificacion),
+            NoIdentificacion: x.no_identificacion && normalizarEspacios(x.no_identificacion),
             Cantidad: x.cantidad,
             ClaveUnidad: x.clave_unidad,
-            Unidad: x.unidad && normalizar(x.unidad),
-            Descripcion: normalizar(x.descripcion),
+            Unidad: x.unidad && normalizarEspacios(x.unidad),
+            Descripcion: normalizarEspacios(x.descripcion),
             ValorUnitario: x.valor_unitario,
             Importe: x.importe,
             Descuento: x.descuento,
@@ -146,13 +144,13 @@ export function construirComprobante(c: ComprobanteEntrada): { nodo: Nodo; impor
       'xmlns:xsi': NS_XSI,
       'xsi:schemaLocation': ESQUEMA_CFDI,
       Version: '4.0',
-      Serie: c.serie && normalizar(c.serie),
-      Folio: c.folio && normalizar(c.folio),
+      Serie: c.serie && normalizarEspacios(c.serie),
+      Folio: c.folio && normalizarEspacios(c.folio),
       Fecha: c.fecha,
       FormaPago: c.forma_pago,
       NoCertificado: c.no_certificado,
       Certificado: c.certificado,
-      CondicionesDePago: c.condiciones_pago && normalizar(c.condiciones_pago),
+      CondicionesDePago: c.condiciones_pago && normalizarEspacios(c.condiciones_pago),
       SubTotal: imp.subtotal,
       Descuento: imp.descuento,
       Moneda: c.moneda,

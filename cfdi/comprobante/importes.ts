@@ -85,8 +85,11 @@ export function calcularImportes(c: ComprobanteEntrada): ImportesCalculados {
         traslados.set(clave, { fila: t.fila, base: t.base, importe: t.importe });
       }
     }
-    for (const r of re)
-      retenciones.set(r.fila.impuesto, (retenciones.get(r.fila.impuesto) ?? d(0)).plus(r.importe!));
+    // An Exento withholding has no amount (and is invalid: validation reports it, it must not crash here).
+    for (const r of re) {
+      if (r.importe)
+        retenciones.set(r.fila.impuesto, (retenciones.get(r.fila.impuesto) ?? d(0)).plus(r.importe));
+    }
 
     // Explicit fields, no spread-and-override: this runs for every concept of every invoice.
     return {

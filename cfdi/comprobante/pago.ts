@@ -1,7 +1,8 @@
 import { ATRIBUTOS_TOTALES } from '../pagos/calcular';
 import type { ComplementoPagosCalculado, ImpuestoPagoCalculado, PagoCalculado } from '../pagos/tipos';
 import { nodo, type Nodo } from '../xml/nodo';
-import { ESQUEMA_CFDI, normalizar, NS_CFDI, NS_XSI } from './construir';
+import { normalizarEspacios } from '../cadena';
+import { ESQUEMA_CFDI, nodoEmisor, nodoReceptor, NS_CFDI, NS_XSI } from './construir';
 import type { ComprobanteEntrada } from './tipos';
 
 export const NS_PAGOS = 'http://www.sat.gob.mx/Pagos20';
@@ -119,8 +120,8 @@ export function construirComprobantePago(e: PagoDocumentoEntrada): Nodo {
       'xmlns:pago20': NS_PAGOS,
       'xsi:schemaLocation': `${ESQUEMA_CFDI} ${ESQUEMA_PAGOS}`,
       Version: '4.0',
-      Serie: e.serie && normalizar(e.serie),
-      Folio: e.folio && normalizar(e.folio),
+      Serie: e.serie && normalizarEspacios(e.serie),
+      Folio: e.folio && normalizarEspacios(e.folio),
       Fecha: e.fecha,
       NoCertificado: e.no_certificado,
       Certificado: e.certificado,
@@ -132,20 +133,8 @@ export function construirComprobantePago(e: PagoDocumentoEntrada): Nodo {
       LugarExpedicion: e.lugar_expedicion,
     },
     [
-      nodo('cfdi:Emisor', {
-        Rfc: e.emisor.rfc,
-        Nombre: normalizar(e.emisor.nombre),
-        RegimenFiscal: e.emisor.regimen_fiscal,
-      }),
-      nodo('cfdi:Receptor', {
-        Rfc: e.receptor.rfc,
-        Nombre: normalizar(e.receptor.nombre),
-        DomicilioFiscalReceptor: e.receptor.domicilio_fiscal,
-        ResidenciaFiscal: e.receptor.residencia_fiscal,
-        NumRegIdTrib: e.receptor.num_reg_id_trib,
-        RegimenFiscalReceptor: e.receptor.regimen_fiscal,
-        UsoCFDI: 'CP01',
-      }),
+      nodoEmisor(e.emisor),
+      nodoReceptor(e.receptor, 'CP01'),
       nodo('cfdi:Conceptos', {}, [
         nodo('cfdi:Concepto', {
           ClaveProdServ: '84111506',

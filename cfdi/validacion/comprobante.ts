@@ -1,4 +1,3 @@
-import { fechaCfdi } from '../fecha';
 import { validarCodigoPostal } from '../reglas/codigo-postal';
 import type { CatalogosValidacion, Contexto } from './contexto';
 
@@ -163,30 +162,12 @@ const PATRON_FECHA =
 const TOLERANCIA_FUTURO_MS = 60_000;
 
 /** `YYYY-MM-DDThh:mm:ss` read as a wall-clock time (no zone), in ms; null when not a real date. */
-export function instanteLocal(fecha: string): number | null {
+function instanteLocal(fecha: string): number | null {
   const m = PATRON_FECHA.exec(fecha);
   if (!m) return null;
-  const [anio, mes, dia, h, mi, s] = m.slice(1).map(Number) as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [anio = 0, mes = 0, dia = 0, h = 0, mi = 0, s = 0] = m.slice(1).map(Number);
   const t = Date.UTC(anio, mes - 1, dia, h, mi, s);
   return new Date(t).getUTCDate() === dia ? t : null;
-}
-
-/** Now, in the local time of the place of issue (Tiempo del Centro when the postal code is unknown). */
-export function ahoraLocal(ctx: Contexto): string {
-  const cp = ctx.a.LugarExpedicion;
-  const huso = (cp !== undefined && ctx.catalogos.codigoPostal(cp)?.huso_horario) || 'Tiempo del Centro';
-  try {
-    return fechaCfdi(ctx.ahora, huso);
-  } catch {
-    return fechaCfdi(ctx.ahora, 'Tiempo del Centro');
-  }
 }
 
 export function reglasFecha(ctx: Contexto): void {
@@ -203,7 +184,7 @@ export function reglasFecha(ctx: Contexto): void {
     );
     return;
   }
-  const ahora = ahoraLocal(ctx);
+  const ahora = ctx.ahoraLocal;
   if (t - instanteLocal(ahora)! > TOLERANCIA_FUTURO_MS) {
     ctx.error(
       'fecha_futura',

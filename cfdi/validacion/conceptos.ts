@@ -3,7 +3,7 @@ import { validarImpuestos, type LineaImpuesto } from '../reglas/impuestos';
 import type { Violacion } from '../reglas/tipos';
 import type { Nodo } from '../xml/nodo';
 import { claveTraslado, hijoLocal, hijosLocal, type Contexto } from './contexto';
-import { decimalesDe, dentroDeLimites, millonesimas, type Valor } from './millonesimas';
+import { decimalesDe, fueraDeLimites, millonesimas, type Valor } from './millonesimas';
 
 /** Types whose concepts must have a price (CFDI40166). */
 const CON_VALOR_UNITARIO = new Set(['I', 'E', 'N']);
@@ -182,15 +182,17 @@ function reglasLinea(ctx: Contexto, n: Nodo, ruta: string, clase: Clase): void {
       'CFDI40178',
     );
   }
-  const tasa = a.TasaOCuota;
-  if (
-    !exento &&
-    base !== undefined &&
-    importe !== undefined &&
-    tasa !== undefined &&
-    millonesimas(tasa) !== undefined
-  ) {
-    verificarLimites(ctx, n, ruta, a.Base!, tasa, true, SAT_IMPUESTO[clase].importe);
+  const tasa = a.TasaOCuota === undefined ? undefined : millonesimas(a.TasaOCuota);
+  if (!exento && base !== undefined && importe !== undefined && tasa !== undefined) {
+    verificarLimites(
+      ctx,
+      n,
+      ruta,
+      importe,
+      ['Base', base],
+      ['TasaOCuota', tasa],
+      SAT_IMPUESTO[clase].importe,
+    );
   }
 
   const s = ctx.acumulados;
@@ -221,10 +223,13 @@ function verificarLimites(
   sat: string,
 ): void {
   const t = n.atributos;
-  const valor = (nombre: string, m: bigint): Valor => ({ m, decimales: decimalesDe(t[nombre]!) });
+  const valor = (nombre: string, enMillonesimas: bigint): Valor => ({
+    enMillonesimas,
+    decimales: decimalesDe(t[nombre]!),
+  });
   const exacto = nombreB === 'TasaOCuota';
-  const r = dentroDeLimites(valor('Importe', importe), valor(nombreA, a), valor(nombreB, b), exacto);
-  if (r.cabe) return;
+  const r = fueraDeLimites(valor('Importe', importe), valor(nombreA, a), valor(nombreB, b), exacto);
+  if (!r) return;
   ctx.error(
     'importe_fuera_de_limites',
     `Importe="${t.Importe}" está fuera de los límites de ${nombreA} ${t[nombreA]} × ${nombreB} ${t[nombreB]}: ` +

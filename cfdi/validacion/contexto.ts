@@ -1,3 +1,4 @@
+import { fechaCfdi } from '../fecha';
 import type { ConsultaCatalogos } from '../reglas/catalogos';
 import { violacion, type Violacion } from '../reglas/tipos';
 import type { Nodo } from '../xml/nodo';
@@ -38,8 +39,10 @@ export const hijosLocal = (n: Nodo | undefined, nombre: string): Nodo[] =>
 export const hijoLocal = (n: Nodo | undefined, nombre: string): Nodo | undefined =>
   n?.hijos.find((h) => local(h) === nombre);
 
-/** Sums over the concepts, made by the concept pass and read by the global-tax and totals rules. */
-/** Amounts in millionths (see millonesimas.ts). */
+/**
+ * Sums over the concepts, made by the concept pass and read by the global-tax and totals rules; amounts in
+ * millionths (see millonesimas.ts).
+ */
 export interface Acumulados {
   importe: bigint;
   descuento: bigint;
@@ -147,6 +150,23 @@ export class Contexto {
 
   agregar(violaciones: readonly Violacion[]): void {
     for (const v of violaciones) this.violaciones.push(v);
+  }
+
+  private ahoraLocalCache: string | undefined;
+
+  /** Now, `YYYY-MM-DDThh:mm:ss` in the local time of LugarExpedicion (Tiempo del Centro if unknown). */
+  get ahoraLocal(): string {
+    if (this.ahoraLocalCache === undefined) {
+      const cp = this.a.LugarExpedicion;
+      const huso = (cp !== undefined && this.catalogos.codigoPostal(cp)?.huso_horario) || 'Tiempo del Centro';
+      try {
+        this.ahoraLocalCache = fechaCfdi(this.ahora, huso);
+      } catch {
+        // A zone name the mapping does not know yet: the country's main zone rather than no check.
+        this.ahoraLocalCache = fechaCfdi(this.ahora, 'Tiempo del Centro');
+      }
+    }
+    return this.ahoraLocalCache;
   }
 
   /** The complement with that local name, if the document carries it. */

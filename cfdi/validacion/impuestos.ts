@@ -18,7 +18,7 @@ export function reglasImpuestos(ctx: Contexto): void {
   if (SIN_IMPUESTOS.has(ctx.tipo)) {
     if (nodo) {
       ctx.error(
-        'impuestos_no_permitidos',
+        'impuestos_globales_no_permitidos',
         `Un comprobante de tipo ${ctx.tipo} no lleva el nodo Impuestos.`,
         R,
         'CFDI40201',

@@ -4,19 +4,19 @@
  * object per attribute: the engine runs on every invoice.
  */
 
-const AMOUNT = /^(\d+)(?:\.(\d{1,6}))?$/;
+const PATRON_IMPORTE = /^(\d+)(?:\.(\d{1,6}))?$/;
 const POTENCIAS = Array.from({ length: 25 }, (_, i) => 10n ** BigInt(i));
 const potencia = (n: number): bigint => POTENCIAS[n] ?? 10n ** BigInt(n);
 
 /** "1500.5" → 1500500000n; undefined for anything but a non-negative decimal with up to 6 decimals. */
 export function millonesimas(valor: string): bigint | undefined {
-  const m = AMOUNT.exec(valor);
+  const m = PATRON_IMPORTE.exec(valor);
   if (!m) return undefined;
   const fraccion = m[2] ?? '';
   return BigInt(m[1]! + fraccion.padEnd(6, '0'));
 }
 
-/** Round half up to `decimales` (≤ 6); the result stays in millionths. */
+/** Round half up to `decimales` (≤ 6) a non-negative value; the result stays in millionths. */
 export function redondear(v: bigint, decimales: number): bigint {
   const unidad = potencia(6 - decimales);
   return ((v + unidad / 2n) / unidad) * unidad;
@@ -41,7 +41,7 @@ export function decimalesDe(valor: string): number {
 
 /** An amount as written and parsed: its value in millionths and how many decimals it was written with. */
 export interface Valor {
-  readonly m: bigint;
+  readonly enMillonesimas: bigint;
   readonly decimales: number;
 }
 
@@ -49,27 +49,25 @@ export interface Valor {
  * Lower and upper limit of a computed amount (CFDI40167/180/186/198): each input written with n decimals may
  * be off by half a unit of its last decimal, `b` too unless it is exact (a rate). The lower limit is
  * truncated and the upper rounded up to the decimals of the amount checked, so every correctly rounded
- * value fits. Works in ten-millionths, where every half unit of a 6-decimal value is an integer.
+ * value fits. Works in ten-millionths, where half a unit of any 6-decimal value is an integer.
+ * Returns the limits, as text with the amount's decimals, only when `importe` falls outside them.
  */
-export function dentroDeLimites(
+export function fueraDeLimites(
   importe: Valor,
   a: Valor,
   b: Valor,
   bExacto: boolean,
-): { cabe: boolean; inferior: string; superior: string } {
+): { inferior: string; superior: string } | undefined {
   const media = (v: Valor) => 5n * potencia(6 - v.decimales);
   const ma = media(a);
   const mb = bExacto ? 0n : media(b);
-  const a7 = a.m * 10n;
-  const b7 = b.m * 10n;
-  const cero = (x: bigint) => (x > 0n ? x : 0n);
+  const a7 = a.enMillonesimas * 10n;
+  const b7 = b.enMillonesimas * 10n;
+  const noNegativo = (x: bigint) => (x > 0n ? x : 0n);
   const divisor = potencia(14 - importe.decimales);
-  const inferior = (cero(a7 - ma) * cero(b7 - mb)) / divisor;
+  const inferior = (noNegativo(a7 - ma) * noNegativo(b7 - mb)) / divisor;
   const superior = ((a7 + ma) * (b7 + mb) + divisor - 1n) / divisor;
-  const valor = importe.m / potencia(6 - importe.decimales);
-  return {
-    cabe: valor >= inferior && valor <= superior,
-    inferior: escalado(inferior, importe.decimales),
-    superior: escalado(superior, importe.decimales),
-  };
+  const valor = importe.enMillonesimas / potencia(6 - importe.decimales);
+  if (valor >= inferior && valor <= superior) return undefined;
+  return { inferior: escalado(inferior, importe.decimales), superior: escalado(superior, importe.decimales) };
 }

@@ -2,7 +2,6 @@ import { validarRegimen, validarRegimenRfcGenerico } from '../reglas/regimen';
 import { esRfcGenerico, RFC_EXTRANJERO, RFC_PUBLICO_EN_GENERAL, validarRfc } from '../reglas/rfc';
 import { validarCodigoPostal } from '../reglas/codigo-postal';
 import { advertenciasUsoCfdi, validarUsoCfdi } from '../reglas/uso-cfdi';
-import { ahoraLocal } from './comprobante';
 import type { Contexto } from './contexto';
 
 const PUBLICO_EN_GENERAL = 'PUBLICO EN GENERAL';
@@ -87,7 +86,7 @@ export function reglasInformacionGlobal(ctx: Contexto): void {
     }
   }
   if (anio !== undefined) {
-    const actual = Number(ahoraLocal(ctx).slice(0, 4));
+    const actual = Number(ctx.ahoraLocal.slice(0, 4));
     if (anio !== String(actual) && anio !== String(actual - 1)) {
       ctx.error(
         'anio_invalido',

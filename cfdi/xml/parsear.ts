@@ -24,7 +24,20 @@ export class ErrorXml extends Error {
   }
 }
 
-const ENTIDADES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+// In a raw attribute value: references to decode, literal whitespace to turn into spaces, and characters
+// XML does not allow at all.
+// eslint-disable-next-line no-control-regex
+const REQUIERE_TRATO = /[&\t\n\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+// eslint-disable-next-line no-control-regex
+const PROHIBIDOS = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]/;
+
+const ENTIDADES = new Map([
+  ['amp', '&'],
+  ['lt', '<'],
+  ['gt', '>'],
+  ['quot', '"'],
+  ['apos', "'"],
+]);
 
 const esEspacio = (c: number): boolean => c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
 
@@ -160,15 +173,8 @@ class Lector {
 
   /** XML 1.0 §3.3.3 attribute-value normalization for CDATA attributes, then reference decoding. */
   private valorAtributo(crudo: string): string {
-    let necesita = false;
-    for (let k = 0; k < crudo.length; k++) {
-      const c = crudo.charCodeAt(k);
-      if (c === 0x26 || c === 0x09 || c === 0x0a) {
-        necesita = true;
-        break;
-      }
-    }
-    if (!necesita) return crudo;
+    if (!REQUIERE_TRATO.test(crudo)) return crudo;
+    if (PROHIBIDOS.test(crudo)) this.error('carácter no permitido en un atributo');
     // Literal whitespace becomes a space first; characters produced by references are kept as they are.
     return this.decodificar(crudo.replace(/[\t\n]/g, ' '));
   }
@@ -198,7 +204,7 @@ class Lector {
       if (!esCaracterXml(cp)) this.error(`carácter no permitido &${ref};`);
       return String.fromCodePoint(cp);
     }
-    const valor = ENTIDADES[ref];
+    const valor = ENTIDADES.get(ref);
     if (valor === undefined) this.error(`entidad desconocida &${ref};`);
     return valor;
   }

@@ -78,8 +78,8 @@ describe('certificados (CSD)', () => {
     const form = new FormData();
     form.set('organizacion', ORGANIZACION.rfc);
     form.set('contrasena', generado.contrasena);
-    form.set('cer', new Blob([generado.cer]), 'csd.cer');
-    form.set('llave', new Blob([generado.llave]), 'csd.key');
+    form.set('cer', new Blob([new Uint8Array(generado.cer)]), 'csd.cer');
+    form.set('llave', new Blob([new Uint8Array(generado.llave)]), 'csd.key');
     const r = await fetch(`${pila.url}/v1/certificados`, {
       method: 'POST',
       headers: { authorization: `Basic ${b64(Buffer.from(`${otra.secreto}:`))}` },

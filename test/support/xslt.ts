@@ -28,7 +28,11 @@ const ejecutarAsync = promisify(execFile);
 export function archivosDeEjemplo(dir = DIRECTORIO_EJEMPLOS): string[] {
   return readdirSync(dir, { withFileTypes: true })
     .flatMap((e) =>
-      e.isDirectory() ? archivosDeEjemplo(join(dir, e.name)) : e.name.endsWith('.xml') ? [join(dir, e.name)] : [],
+      e.isDirectory()
+        ? archivosDeEjemplo(join(dir, e.name))
+        : e.name.endsWith('.xml')
+          ? [join(dir, e.name)]
+          : [],
     )
     .sort();
 }
@@ -178,6 +182,32 @@ export const cadenaPorXslt = (xml: string): string =>
 /** TFD cadena of an XML string whose root is the tfd:TimbreFiscalDigital, according to the SAT XSLT. */
 export const cadenaTfdPorXslt = (xml: string): string =>
   conArchivo(xml, (a) => xsltprocArchivo(a, XSLT_CADENA_TFD));
+
+/** TFD cadena, per the SAT XSLT, of the TimbreFiscalDigital inside a stamped Comprobante. */
+export function cadenaTfdDeComprobantePorXslt(comprobante: Nodo): string {
+  const tfd = extraerTimbre(comprobante);
+  if (!tfd) throw new Error('El comprobante no tiene TimbreFiscalDigital');
+  return cadenaTfdPorXslt(serializar(tfdIndependiente(comprobante, tfd)));
+}
+
+/**
+ * The TFD as a document of its own: namespace declarations it relies on but that sit on the Comprobante
+ * or the Complemento (tfd, xsi, as in some PAC outputs) are copied onto it.
+ */
+function tfdIndependiente(comprobante: Nodo, tfd: Nodo): Nodo {
+  const declaradas: Record<string, string> = {};
+  const complemento = comprobante.hijos.find((h) => h.hijos.includes(tfd));
+  for (const origen of [comprobante, complemento ?? comprobante]) {
+    for (const [k, v] of Object.entries(origen.atributos)) if (k.startsWith('xmlns:')) declaradas[k] = v;
+  }
+  const prefijos = new Set(
+    [tfd.nombre, ...Object.keys(tfd.atributos)].filter((n) => n.includes(':')).map((n) => n.split(':')[0]),
+  );
+  const faltantes = Object.entries(declaradas).filter(
+    ([k]) => prefijos.has(k.slice(6)) && !(k in tfd.atributos),
+  );
+  return { ...tfd, atributos: { ...Object.fromEntries(faltantes), ...tfd.atributos } };
+}
 
 let xmllintComprobado = false;
 

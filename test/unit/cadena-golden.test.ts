@@ -21,11 +21,15 @@ const CERTIFICADOS_PAC = join(DIRECTORIO_SAT, 'csd', 'sat-pac-tfd-certs');
 
 const archivos = archivosDeEjemplo();
 const nombre = (archivo: string): string => relative(DIRECTORIO_EJEMPLOS, archivo);
-const vecino = (archivo: string, sufijo: string): string => join(dirname(archivo), basename(archivo, '.xml') + sufijo);
+const vecino = (archivo: string, sufijo: string): string =>
+  join(dirname(archivo), basename(archivo, '.xml') + sufijo);
 const leer = (archivo: string): string => readFileSync(archivo, 'utf8');
 
 // Stamped by a real PAC / the SAT sandbox (README of the examples): their SelloSAT verifies.
-const TIMBRADOS = ['signed/ingreso-real-stamped-pue-iva16.xml', 'signed/ingreso-sandbox-stamped-descuento.xml'];
+const TIMBRADOS = [
+  'signed/ingreso-real-stamped-pue-iva16.xml',
+  'signed/ingreso-sandbox-stamped-descuento.xml',
+];
 
 describe('ejemplos dorados del SAT', () => {
   it('encuentra los ejemplos de las tres carpetas', () => {
@@ -85,4 +89,3 @@ describe('ejemplos dorados del SAT', () => {
     }
   });
 });
-

@@ -134,4 +134,20 @@ describe('importes por las reglas del SAT', () => {
     expect(r.subtotal).toBe('0.05');
     expect(r.total).toBe('0.06');
   });
+
+  it('una retención Exento (inválida) no rompe el cálculo: la validación la reporta después', () => {
+    const r = calcularImportes(
+      comprobante({
+        conceptos: [
+          concepto({
+            impuestos: { traslados: [IVA16], retenciones: [{ impuesto: '001', tipo_factor: 'Exento' }] },
+          }),
+        ],
+      }),
+    );
+    expect(r.retenciones).toEqual([]);
+    expect(r.conceptos[0]!.retenciones).toEqual([
+      { base: '1500.000000', impuesto: '001', tipo_factor: 'Exento' },
+    ]);
+  });
 });

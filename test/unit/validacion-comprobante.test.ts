@@ -825,7 +825,7 @@ const CASOS: Caso[] = [
   {
     nombre: 'Impuestos en un pago',
     doc: () => agregar(pago(), '', nodo('cfdi:Impuestos')),
-    esperadas: [['CFDI40201', 'impuestos_no_permitidos', 'Impuestos']],
+    esperadas: [['CFDI40201', 'impuestos_globales_no_permitidos', 'Impuestos']],
   },
   {
     nombre: 'TotalImpuestosRetenidos con 3 decimales',
@@ -1041,6 +1041,26 @@ describe('matriz', () => {
     for (const r of MATRIZ.filter((x) => !x.local)) expect(r.razon).toBeTruthy();
   });
 
+  it('el README pone cada código en su lista: local o solo del PAC', () => {
+    const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
+    const inicio = readme.indexOf('## CFDI pre-validation');
+    const fin = readme.indexOf('\n## ', inicio + 1);
+    const [locales = '', delPac = ''] = readme
+      .slice(inicio, fin < 0 ? undefined : fin)
+      .split('### Only a PAC');
+    // "CFDI40107–CFDI40112" is a range.
+    const codigos = (texto: string) =>
+      [...texto.matchAll(/CFDI40(\d{3})(?:–CFDI40(\d{3}))?/g)].flatMap(([, desde, hasta]) =>
+        Array.from(
+          { length: Number(hasta ?? desde) - Number(desde) + 1 },
+          (_, i) => `CFDI40${Number(desde) + i}`,
+        ),
+      );
+    const ordenados = (l: string[]) => [...new Set(l)].sort();
+    expect(ordenados(codigos(locales))).toEqual(MATRIZ.filter((r) => r.local).map((r) => r.sat));
+    expect(ordenados(codigos(delPac))).toEqual(MATRIZ.filter((r) => !r.local).map((r) => r.sat));
+  });
+
   it('tiene al menos una prueba que dispara cada regla local', () => {
     const probadas = new Set(CASOS.flatMap((c) => c.esperadas.map(([sat]) => sat)));
     const sinPrueba = MATRIZ.filter((r) => r.local && !probadas.has(r.sat)).map((r) => r.sat);
@@ -1048,6 +1068,52 @@ describe('matriz', () => {
     // And no test claims a code the matrix says is left to the PAC.
     const delPac = new Set(MATRIZ.filter((r) => !r.local).map((r) => r.sat));
     expect([...probadas].filter((s) => delPac.has(s))).toEqual([]);
+  });
+});
+
+describe('lo que construye el builder pasa la validación', () => {
+  it('500 ingresos al azar: monedas, decimales, descuentos, IVA, IEPS tasa y cuota, exentos y retenciones', () => {
+    let semilla = 20260601;
+    const azar = () => (semilla = (semilla * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const uno = <T>(xs: readonly T[]): T => xs[Math.floor(azar() * xs.length)]!;
+    const numero = (maximo: number, decimales: number) => (1 + azar() * maximo).toFixed(decimales);
+    const TRASLADOS: ImpuestoConcepto[][] = [
+      [IVA16],
+      [{ ...IVA16, tasa_o_cuota: '0.000000' }],
+      [IVA_EXENTO],
+      [{ impuesto: '003', tipo_factor: 'Tasa', tasa_o_cuota: '0.265000' }, IVA16],
+      [{ impuesto: '003', tipo_factor: 'Cuota', tasa_o_cuota: '0.350000' }],
+    ];
+    const IVA_DOS_TERCIOS: ImpuestoConcepto = {
+      impuesto: '002',
+      tipo_factor: 'Tasa',
+      tasa_o_cuota: '0.106667',
+    };
+    const RETENCIONES: ImpuestoConcepto[][] = [
+      [],
+      [ISR10, IVA_DOS_TERCIOS],
+      [{ ...ISR10, tasa_o_cuota: '0.012500' }],
+    ];
+    const MONEDAS = [
+      { moneda: 'MXN', decimales_moneda: 2 },
+      { moneda: 'USD', decimales_moneda: 2, tipo_cambio: '17.5' },
+      { moneda: 'JPY', decimales_moneda: 0, tipo_cambio: '0.12' },
+      { moneda: 'CLF', decimales_moneda: 4, tipo_cambio: '38000.1234' },
+    ];
+    for (let k = 0; k < 500; k++) {
+      const conceptos = Array.from({ length: 1 + Math.floor(azar() * 5) }, () => {
+        const c = concepto({
+          cantidad: numero(100, uno([0, 2, 3, 6])),
+          valor_unitario: numero(10000, uno([0, 2, 4, 6])),
+          impuestos: { traslados: uno(TRASLADOS), retenciones: uno(RETENCIONES) },
+        });
+        if (azar() < 0.3)
+          c.descuento = ((Number(c.cantidad) * Number(c.valor_unitario) * azar()) / 2).toFixed(2);
+        return azar() < 0.15 ? { ...c, objeto_imp: '01', impuestos: undefined } : c;
+      });
+      const doc = ingreso({ ...uno(MONEDAS), conceptos });
+      expect([k, validar(doc)]).toEqual([k, []]);
+    }
   });
 });
 
