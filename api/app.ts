@@ -13,6 +13,7 @@ import { rutasCatalogos } from './rutas/catalogos';
 import { rutasCertificados } from './rutas/certificados';
 import { rutasCuenta } from './rutas/cuenta';
 import { rutasDocumentacion } from './rutas/documentacion';
+import { rutasFacturas } from './rutas/facturas';
 import { rutasOrganizaciones } from './rutas/organizaciones';
 import { rutasSalud } from './rutas/salud';
 import type { DepsSalud } from './salud/verificar';
@@ -58,6 +59,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
   app.use(rutasCertificados(servicios.certificados));
+  app.use(rutasFacturas(servicios.facturas, servicios.eventos));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

@@ -3,6 +3,8 @@ import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioClientes } from '../db/repositorios/clientes';
 import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
+import { crearRepositorioEventos } from '../db/repositorios/eventos';
+import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
 import { crearRepositorioLlaves } from '../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
@@ -11,30 +13,50 @@ import type { Boveda } from '../seguridad/boveda';
 import { crearServicioCertificados } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
 import { crearServicioCuenta } from '../servicios/cuenta';
+import { crearServicioEventos } from '../servicios/eventos';
+import { crearServicioFacturas, type Timbrador } from '../servicios/facturas';
 import { crearServicioLlaves } from '../servicios/llaves';
 import { crearServicioOrganizaciones } from '../servicios/organizaciones';
 import { crearServicioProductos } from '../servicios/productos';
 
 /** The composition root: repositories over the database, services over repositories. */
-export function crearServicios(deps: { db: Knex; catalogos: ConsultaCatalogos; boveda: Boveda }) {
-  const { db, catalogos, boveda } = deps;
+export function crearServicios(deps: {
+  db: Knex;
+  catalogos: ConsultaCatalogos;
+  boveda: Boveda;
+  timbrador: Timbrador;
+}) {
+  const { db, catalogos, boveda, timbrador } = deps;
   const llavesRepo = crearRepositorioLlaves(db);
   const cuenta = crearServicioCuenta({ cuentas: crearRepositorioCuentas(db) });
   const organizaciones = crearServicioOrganizaciones({
     organizaciones: crearRepositorioOrganizaciones(db),
     catalogos,
   });
+  const clientesRepo = crearRepositorioClientes(db);
+  const productos = crearServicioProductos({
+    productos: crearRepositorioProductos(db),
+    organizaciones,
+    catalogos,
+  });
+  const eventos = crearRepositorioEventos(db);
   return {
     llavesRepo,
     idempotencia: crearRepositorioIdempotencia(db),
     cuenta,
     llaves: crearServicioLlaves({ llaves: llavesRepo, cuenta }),
     organizaciones,
-    clientes: crearServicioClientes({ clientes: crearRepositorioClientes(db), organizaciones, catalogos }),
-    productos: crearServicioProductos({
-      productos: crearRepositorioProductos(db),
+    clientes: crearServicioClientes({ clientes: clientesRepo, organizaciones, catalogos }),
+    productos,
+    eventos: crearServicioEventos({ eventos }),
+    facturas: crearServicioFacturas({
+      facturas: crearRepositorioFacturas(db),
+      eventos,
+      clientes: clientesRepo,
       organizaciones,
+      productos,
       catalogos,
+      timbrador,
     }),
     certificados: crearServicioCertificados({
       certificados: crearRepositorioCertificados(db),

@@ -18,6 +18,9 @@ export type TipoError = keyof typeof TIPOS;
 
 /** The only error a handler throws on purpose; the central handler turns it into the envelope. */
 export class ApiError extends Error {
+  /** The invoice a stamping error is about, so integrators can fetch it. */
+  factura?: string;
+
   constructor(
     readonly tipo: TipoError,
     readonly codigo: string,
@@ -39,6 +42,7 @@ export class ApiError extends Error {
         codigo: this.codigo,
         mensaje: this.message,
         ...(this.parametro ? { parametro: this.parametro } : {}),
+        ...(this.factura ? { factura: this.factura } : {}),
       },
     };
   }

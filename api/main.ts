@@ -4,6 +4,7 @@ import { crearBoveda } from '../seguridad/boveda';
 import { crearKnex } from '../db/conexion';
 import { crearLogger } from '../log/logger';
 import { conectarCliente } from '../temporal/conexion';
+import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { crearApp } from './app';
 import { crearServicios } from './composicion';
 
@@ -16,7 +17,17 @@ async function main() {
   const app = crearApp({
     logger,
     catalogos,
-    servicios: crearServicios({ db, catalogos, boveda: crearBoveda(config.claveMaestra) }),
+    servicios: crearServicios({
+      db,
+      catalogos,
+      boveda: crearBoveda(config.claveMaestra),
+      timbrador: crearTimbradorTemporal({
+        cliente: temporal,
+        taskQueue: config.temporal.taskQueue,
+        esperaMs: config.timbradoEsperaMs,
+        pacLiveConfigurado: Boolean(config.pac.live),
+      }),
+    }),
     limite: config.limiteSolicitudes,
     salud: {
       db,

@@ -111,6 +111,12 @@ export const VARIABLES = {
     esquema: entero(200, 1, 1_000_000),
     defecto: '200',
   },
+  TIMBRADO_ESPERA_MS: {
+    descripcion:
+      'Cuánto espera la API a que el PAC timbre antes de responder 202 con el timbrado pendiente (el workflow sigue).',
+    esquema: entero(8000, 0, 120_000),
+    defecto: '8000',
+  },
   SALUD_TIMEOUT_MS: {
     descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
     esquema: entero(5000, 100, 60_000),
@@ -160,6 +166,7 @@ export interface Config {
   claveMaestra: { clave: Buffer; version: number };
   saludTimeoutMs: number;
   limiteSolicitudes: { porSegundo: number; rafaga: number };
+  timbradoEsperaMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -202,6 +209,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     },
     saludTimeoutMs: e.SALUD_TIMEOUT_MS,
     limiteSolicitudes: { porSegundo: e.LIMITE_SOLICITUDES_POR_SEGUNDO, rafaga: e.LIMITE_SOLICITUDES_RAFAGA },
+    timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
   };
 }
 

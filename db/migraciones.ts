@@ -4,6 +4,7 @@ import * as m002 from './migrations/002_sondas_salud';
 import * as m003 from './migrations/003_catalogos';
 import * as m004 from './migrations/004_plataforma';
 import * as m005 from './migrations/005_certificados_unicos';
+import * as m006 from './migrations/006_facturas_eventos';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -17,6 +18,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '003_catalogos': m003,
   '004_plataforma': m004,
   '005_certificados_unicos': m005,
+  '006_facturas_eventos': m006,
 };
 
 const fuente: Knex.MigrationSource<string> = {

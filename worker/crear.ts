@@ -1,15 +1,12 @@
 import { hostname } from 'node:os';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
-import type { Knex } from 'knex';
-import { crearActividades } from '../activities';
-import type { Navegador } from '../pdf/navegador';
+import { crearActividades, type DepsActividades } from '../activities';
 
 export interface DepsWorker {
   connection: NativeConnection;
   namespace: string;
   taskQueue: string;
-  db: Knex;
-  navegador: Navegador;
+  actividades: DepsActividades;
   /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled from source at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
@@ -19,15 +16,14 @@ export function identidadWorker(): string {
 }
 
 export async function crearWorker(d: DepsWorker): Promise<Worker> {
-  const identity = identidadWorker();
   return Worker.create({
     connection: d.connection,
     namespace: d.namespace,
     taskQueue: d.taskQueue,
-    identity,
+    identity: d.actividades.identidadWorker,
     ...(d.workflowBundle
       ? { workflowBundle: d.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
-    activities: crearActividades({ db: d.db, navegador: d.navegador, identidadWorker: identity }),
+    activities: crearActividades(d.actividades),
   });
 }

@@ -1,9 +1,13 @@
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { cargarConfig } from '../config/config';
+import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
+import { crearPacPara } from '../pac/fabrica';
+import { crearBoveda } from '../seguridad/boveda';
 import { crearLogger } from '../log/logger';
 import { Navegador } from '../pdf/navegador';
-import { crearWorker } from './crear';
+import { crearDepsActividades } from './composicion';
+import { crearWorker, identidadWorker } from './crear';
 
 async function main() {
   const config = cargarConfig();
@@ -22,12 +26,19 @@ async function main() {
   const db = crearKnex(config.databaseUrl);
   const navegador = new Navegador(config.chromiumPath);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
+  const catalogos = await CatalogosEnMemoria.cargar(db);
   const worker = await crearWorker({
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
-    db,
-    navegador,
+    actividades: crearDepsActividades({
+      db,
+      navegador,
+      catalogos,
+      boveda: crearBoveda(config.claveMaestra),
+      pacPara: (modo) => crearPacPara(modo, { pac: config.pac }),
+      identidadWorker: identidadWorker(),
+    }),
   });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker listo');
   // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.

@@ -1,1 +1,2 @@
 export { sondaSalud } from './sonda-salud';
+export { timbrarFactura } from './timbrado';

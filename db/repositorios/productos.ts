@@ -1,12 +1,9 @@
 import type { Knex } from 'knex';
 import type { Alcance } from '../../api/alcance';
+import type { ImpuestoConcepto } from '../../cfdi/comprobante/tipos';
 import { columnasAlcance, conAlcance } from './con-alcance';
 
-export interface ImpuestoItem {
-  impuesto: string;
-  tipo_factor: string;
-  tasa_o_cuota?: string;
-}
+export type ImpuestoItem = ImpuestoConcepto;
 
 export interface Impuestos {
   traslados: ImpuestoItem[];

@@ -120,6 +120,20 @@ describe('GET /v1/catalogos/:nombre', () => {
     if (BUSCABLES.includes(nombre)) expect(registros).toHaveLength(20);
   });
 
+  it('revalidates with the data fingerprint as ETag: 304 while the data is unchanged', async () => {
+    const primera = await fetch(`${url}/v1/catalogos/monedas`);
+    const etag = primera.headers.get('etag');
+    expect(etag).toMatch(/^"[\w-]{22}"$/);
+    const busqueda = await fetch(`${url}/v1/catalogos/claves_prod_serv?q=leche`);
+    expect(busqueda.headers.get('etag')).toBe(etag);
+    // As a browser revalidates; without a Cache-Control of its own, fetch would add "no-cache".
+    const segunda = await fetch(`${url}/v1/catalogos/monedas`, {
+      headers: { 'If-None-Match': etag!, 'Cache-Control': 'max-age=0' },
+    });
+    expect(segunda.status).toBe(304);
+    expect(await segunda.text()).toBe('');
+  });
+
   it('non-searchable catalogs list every currently valid row of their table', async () => {
     const hoy = hoyEnMexico();
     for (const [nombre, { tabla }] of Object.entries(CATALOGOS)) {

@@ -12,7 +12,10 @@ import { crearLogger, type Logger } from '../../log/logger';
 import { crearServidorPac } from '../../pac/sandbox/servidor';
 import { Navegador } from '../../pdf/navegador';
 import { crearBoveda } from '../../seguridad/boveda';
-import { crearWorker } from '../../worker/crear';
+import { crearDepsActividades } from '../../worker/composicion';
+import { crearWorker, identidadWorker } from '../../worker/crear';
+import { crearPacPara } from '../../pac/fabrica';
+import { crearTimbradorTemporal } from '../../temporal/timbrador';
 
 let runtimeInstalado = false;
 
@@ -34,6 +37,8 @@ export interface Pila {
   servicios: ReturnType<typeof crearServicios>;
   logger: Logger;
   detenerWorker(): Promise<void>;
+  /** Starts a new worker on the same task queue (after detenerWorker: a worker restart). */
+  arrancarWorker(): Promise<void>;
   detenerPac(): Promise<void>;
   detener(): Promise<void>;
 }
@@ -46,6 +51,8 @@ export interface OpcionesPila {
   saludTimeoutMs?: number;
   logger?: Logger;
   limite?: { porSegundo: number; rafaga: number };
+  /** The API's bounded wait for stamping (default 15 s: the test machine may be loaded). */
+  timbradoEsperaMs?: number;
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -69,27 +76,46 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   const pac = op.pac === false ? undefined : await escuchar(crearServidorPac({ logger }));
   const pacUrl = pac ? urlDe(pac) : 'http://127.0.0.1:9';
 
+  catalogos ??= CatalogosEnMemoria.cargar(db);
+  const cat = await catalogos;
+  const boveda = crearBoveda(config.claveMaestra);
+
   let worker: Worker | undefined;
   let corriendo: Promise<void> | undefined;
   let conexionWorker: NativeConnection | undefined;
-  if (op.worker !== false) {
-    conexionWorker = await NativeConnection.connect({ address: config.temporal.address });
+  const arrancarWorker = async () => {
+    conexionWorker ??= await NativeConnection.connect({ address: config.temporal.address });
     worker = await crearWorker({
       connection: conexionWorker,
       namespace: config.temporal.namespace,
       taskQueue,
-      db,
-      navegador,
+      actividades: crearDepsActividades({
+        db,
+        navegador,
+        catalogos: cat,
+        boveda,
+        pacPara: (modo) => crearPacPara(modo, { pac: { ...config.pac, sandboxUrl: pacUrl } }),
+        identidadWorker: identidadWorker(),
+      }),
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     });
     corriendo = worker.run();
-  }
+  };
+  if (op.worker !== false) await arrancarWorker();
 
   const connection = await Connection.connect({ address: config.temporal.address });
   const cliente = new Client({ connection, namespace: config.temporal.namespace });
-  catalogos ??= CatalogosEnMemoria.cargar(db);
-  const cat = await catalogos;
-  const servicios = crearServicios({ db, catalogos: cat, boveda: crearBoveda(config.claveMaestra) });
+  const servicios = crearServicios({
+    db,
+    catalogos: cat,
+    boveda,
+    timbrador: crearTimbradorTemporal({
+      cliente,
+      taskQueue,
+      esperaMs: op.timbradoEsperaMs ?? 15_000,
+      pacLiveConfigurado: Boolean(config.pac.live),
+    }),
+  });
   const api = await escuchar(
     crearApp({
       logger,
@@ -115,6 +141,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     servicios,
     logger,
     detenerWorker,
+    arrancarWorker,
     detenerPac: () => cerrar(pac),
     async detener() {
       await detenerWorker();

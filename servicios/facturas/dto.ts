@@ -1,0 +1,77 @@
+import { json, type FilaFactura } from '../../db/repositorios/facturas';
+import type { DocumentoFactura } from './documento';
+
+const TIPO_API = { I: 'ingreso', E: 'egreso', P: 'pago' } as const;
+
+export interface ErrorTimbrado {
+  codigo: string;
+  mensaje: string;
+}
+
+/** The invoice as the API shows it: request data, computed amounts, fiscal identity and process states. */
+export function dtoFactura(f: FilaFactura) {
+  const doc = json<DocumentoFactura>(f.documento)!;
+  const e = doc.entrada;
+  const i = doc.importes;
+  return {
+    id: f.id,
+    objeto: 'factura' as const,
+    modo: f.modo,
+    organizacion: f.organizacion_id,
+    cliente: doc.cliente,
+    tipo: f.tipo ?? TIPO_API[e.tipo],
+    estado: f.estado,
+    serie: e.serie ?? null,
+    folio: e.folio ?? null,
+    fecha: e.fecha,
+    forma_pago: e.forma_pago ?? null,
+    metodo_pago: e.metodo_pago ?? null,
+    moneda: e.moneda,
+    tipo_cambio: e.tipo_cambio ?? null,
+    exportacion: e.exportacion,
+    lugar_expedicion: e.lugar_expedicion,
+    condiciones_pago: e.condiciones_pago ?? null,
+    conceptos: i.conceptos.map((c, k) => ({
+      producto: doc.productos[k] ?? null,
+      no_identificacion: c.no_identificacion ?? null,
+      cantidad: c.cantidad,
+      clave_prod_serv: c.clave_prod_serv,
+      clave_unidad: c.clave_unidad,
+      unidad: c.unidad ?? null,
+      descripcion: c.descripcion,
+      valor_unitario: c.valor_unitario,
+      importe: c.importe,
+      descuento: c.descuento ?? null,
+      objeto_imp: c.objeto_imp,
+      impuestos: { traslados: c.traslados, retenciones: c.retenciones },
+    })),
+    impuestos: {
+      total_impuestos_trasladados: i.total_impuestos_trasladados ?? null,
+      total_impuestos_retenidos: i.total_impuestos_retenidos ?? null,
+      traslados: i.traslados,
+      retenciones: i.retenciones,
+    },
+    relaciones: e.relaciones ?? [],
+    subtotal: i.subtotal,
+    descuento: i.descuento ?? null,
+    total: i.total,
+    uuid: f.uuid,
+    fecha_timbrado: f.fecha_timbrado,
+    no_certificado: f.no_certificado,
+    no_certificado_sat: f.no_certificado_sat,
+    timbrado: {
+      estado: f.timbrado_estado,
+      intentos: f.timbrado_intentos,
+      ultimo_error: json<ErrorTimbrado>(f.timbrado_error),
+    },
+    cancelacion: json<object>(f.cancelacion),
+    // Until payments are registered (a later issue), a PPD invoice owes its whole total.
+    saldo_insoluto: f.metodo_pago === 'PPD' && f.estado !== 'cancelada' ? i.total : null,
+    num_parcialidades: 0,
+    pago: null,
+    creado_en: new Date(f.creado_en).toISOString(),
+    actualizado_en: new Date(f.actualizado_en).toISOString(),
+  };
+}
+
+export type Factura = ReturnType<typeof dtoFactura>;

@@ -1,0 +1,61 @@
+import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Alcance } from '../api/alcance';
+import { ApiError } from '../api/errores';
+import type { Timbrador } from '../servicios/facturas';
+import { esperarTimbrado, type timbrarFactura } from '../workflows/timbrado';
+import { ATRIBUTOS } from './atributos';
+
+export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
+
+/**
+ * Stamping through Temporal: Update-With-Start on the invoice's own workflow id, so concurrent or repeated
+ * requests join the one execution instead of starting another; the caller waits at most `esperaMs`.
+ */
+export function crearTimbradorTemporal(d: {
+  cliente: Client;
+  taskQueue: string;
+  esperaMs: number;
+  pacLiveConfigurado: boolean;
+}): Timbrador {
+  return {
+    exigirDisponible(a: Alcance) {
+      if (a.modo === 'live' && !d.pacLiveConfigurado) {
+        throw new ApiError(
+          'servicio_no_disponible',
+          'pac_no_configurado',
+          'El timbrado en modo live no está disponible: el servicio no tiene configurado un PAC real.',
+        );
+      }
+    },
+    async timbrar(a, factura) {
+      const inicio = new WithStartWorkflowOperation<typeof timbrarFactura>('timbrarFactura', {
+        workflowId: idTimbrado(factura.id),
+        taskQueue: d.taskQueue,
+        args: [{ facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo }],
+        workflowIdConflictPolicy: 'USE_EXISTING',
+        staticSummary: `Timbrado de la factura ${factura.id}`,
+        typedSearchAttributes: [
+          { key: ATRIBUTOS.FacturaId, value: factura.id },
+          { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
+          { key: ATRIBUTOS.Modo, value: a.modo },
+          { key: ATRIBUTOS.OrganizacionId, value: factura.organizacionId },
+          { key: ATRIBUTOS.EstadoFactura, value: 'timbrando' },
+        ],
+      });
+      const espera = d.cliente.workflow.executeUpdateWithStart(esperarTimbrado, {
+        startWorkflowOperation: inicio,
+      });
+      let reloj: NodeJS.Timeout | undefined;
+      const limite = new Promise<'pendiente'>((r) => {
+        reloj = setTimeout(() => r('pendiente'), d.esperaMs);
+      });
+      try {
+        // Whatever wins, the workflow goes on: the answer is read back from MySQL by the caller.
+        await Promise.race([espera, limite]);
+      } finally {
+        clearTimeout(reloj);
+        espera.catch(() => undefined);
+      }
+    },
+  };
+}
