@@ -8,6 +8,7 @@ import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { validarComprobante } from '../cfdi/validacion';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
+import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
 import type { Boveda } from '../seguridad/boveda';
@@ -70,8 +71,28 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     return f;
   }
 
-  /** Writes the stamp and its event in one transaction; a second call for the same invoice changes nothing. */
-  async function registrarTimbre(e: EntradaTimbrado, t: Timbre): Promise<void> {
+  /**
+   * Writes the stamp and its event in one transaction; a second call for the same invoice changes nothing.
+   * A UUID that already belongs to another invoice means the PAC saw a duplicate document (same content
+   * and second): a definitive answer, reported as a rejection instead of failing forever.
+   */
+  async function registrarTimbre(e: EntradaTimbrado, t: Timbre): Promise<Paso> {
+    try {
+      await guardarTimbre(e, t);
+      return { estado: 'timbrada' };
+    } catch (err) {
+      if (!esDuplicado(err)) throw err;
+      return {
+        estado: 'rechazado',
+        error: {
+          codigo: 'cfdi_duplicado',
+          mensaje: `El PAC reconoció este CFDI como el ya timbrado con UUID ${t.uuid} (mismo contenido y fecha): use un folio distinto.`,
+        },
+      };
+    }
+  }
+
+  async function guardarTimbre(e: EntradaTimbrado, t: Timbre): Promise<void> {
     const a = alcanceDe(e);
     await d.db.transaction(async (trx) => {
       const f = await d.facturas.bloquear(trx, a, e.facturaId);
@@ -166,18 +187,22 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       if (!xml) throw new Error(`factura ${e.facturaId} sin XML sellado`);
       await d.facturas.actualizar(d.db, a, e.facturaId, { timbrado_intentos: f.timbrado_intentos + 1 });
       const pac = d.pacPara(e.modo);
-      if (Context.current().info.attempt > 1) {
-        const previo = await pac.consultarTimbre(xml);
-        if (previo.tipo === 'timbrado') {
-          await registrarTimbre(e, previo);
-          return { estado: 'timbrada' };
+      const ctx = Context.current();
+      // Heartbeats while the PAC works: a worker that dies mid-call is noticed in seconds, not at the timeout.
+      const latido = setInterval(() => ctx.heartbeat(), 1000);
+      try {
+        if (ctx.info.attempt > 1) {
+          const previo = await pac.consultarTimbre(xml);
+          if (previo.tipo === 'timbrado') return registrarTimbre(e, previo);
         }
+        const r = await pac.timbrar(xml);
+        if (r.tipo === 'rechazado') {
+          return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje } };
+        }
+        return registrarTimbre(e, r);
+      } finally {
+        clearInterval(latido);
       }
-      const r = await pac.timbrar(xml);
-      if (r.tipo === 'rechazado')
-        return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje } };
-      await registrarTimbre(e, r);
-      return { estado: 'timbrada' };
     },
 
     /** A definitive rejection: the invoice stays a draft with the error, and the sealed XML is dropped. */

@@ -46,8 +46,8 @@ export async function asegurarBase(databaseUrl: string): Promise<void> {
   }
 }
 
-/** Drops and recreates the database: only for the test suite's own database. */
-export async function recrearBase(databaseUrl: string): Promise<void> {
+/** Drops the database: only for the test suite's own databases. */
+export async function borrarBase(databaseUrl: string): Promise<void> {
   const { servidor, base } = partesUrl(databaseUrl);
   const raiz = crearKnex(servidor, { min: 0, max: 1 });
   try {
@@ -55,5 +55,10 @@ export async function recrearBase(databaseUrl: string): Promise<void> {
   } finally {
     await raiz.destroy();
   }
+}
+
+/** Drops and recreates the database: only for the test suite's own database. */
+export async function recrearBase(databaseUrl: string): Promise<void> {
+  await borrarBase(databaseUrl);
   await asegurarBase(databaseUrl);
 }

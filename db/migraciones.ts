@@ -5,6 +5,7 @@ import * as m003 from './migrations/003_catalogos';
 import * as m004 from './migrations/004_plataforma';
 import * as m005 from './migrations/005_certificados_unicos';
 import * as m006 from './migrations/006_facturas_eventos';
+import * as m007 from './migrations/007_folios';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -19,6 +20,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '004_plataforma': m004,
   '005_certificados_unicos': m005,
   '006_facturas_eventos': m006,
+  '007_folios': m007,
 };
 
 const fuente: Knex.MigrationSource<string> = {

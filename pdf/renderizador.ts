@@ -4,7 +4,7 @@ import type { Navegador } from './navegador';
 export interface OpcionesRenderizador {
   /** Pages rendering at once; each is created once and reused. */
   paginas?: number;
-  /** Per render, queueing excluded. */
+  /** Per render, time waiting for a free page excluded. */
   tiempoLimiteMs?: number;
 }
 
@@ -18,30 +18,40 @@ export class ErrorRenderizado extends Error {
   }
 }
 
-/** A reusable tab: the page, its own CDP session and the browser it lives in. */
+/** A reusable tab: the page, its own CDP session, and a promise that rejects when it dies. */
 interface Pestana {
   pagina: Page;
   cdp: CDPSession;
   navegador: Browser;
   frameId: string;
+  muerte: Promise<never>;
+  /** Removes the listener left on the browser. */
+  soltar: () => void;
+  usos: number;
 }
 
-// 2 per core measured best on 2 cores: one page prints while the other is being laid out.
-const PAGINAS_POR_DEFECTO = 4;
+// Measured on 2 cores: 2 pages already keep both busy (one is laid out while the other prints);
+// 4 absorbs the round trips at no cost.
+export const PAGINAS_POR_DEFECTO = 4;
 const TIEMPO_LIMITE_POR_DEFECTO = 20_000;
+// A page is replaced now and then so whatever a long-lived renderer accumulates is let go.
+const USOS_POR_PAGINA = 1000;
+// Timeouts in a row with no success in between: Chromium is wedged rather than slow, relaunch it.
+const TIEMPOS_AGOTADOS_PARA_REINICIAR = 3;
 
 /**
  * HTML → PDF over the warm Chromium of a Navegador, through a small pool of pages that are never closed
- * between renders (creating a page costs more than printing one). A page that fails or times out is
- * thrown away; when Chromium itself dies, the next render relaunches it through the Navegador and a
- * render caught by the crash is retried once on the new browser.
+ * between renders (opening a page costs more than printing one). A page that fails or times out is
+ * thrown away. When Chromium dies, the next page comes from a relaunched one (Navegador relaunches a
+ * disconnected browser) and the render caught by the crash is retried once.
  */
 export class RenderizadorPdf {
   private readonly maximo: number;
   private readonly tiempoLimiteMs: number;
   private readonly libres: Pestana[] = [];
   private readonly esperando: Array<(p: Pestana | Error) => void> = [];
-  private creadas = 0;
+  private abiertas = 0;
+  private tiemposAgotados = 0;
   private cerrado = false;
 
   constructor(
@@ -52,12 +62,12 @@ export class RenderizadorPdf {
     this.tiempoLimiteMs = opciones.tiempoLimiteMs ?? TIEMPO_LIMITE_POR_DEFECTO;
   }
 
-  /** Letter-size PDF of a self-contained HTML document (its CSS @page rules decide size and margins). */
+  /** PDF of a self-contained HTML document; its CSS @page rule decides paper size and margins. */
   async renderizar(html: string): Promise<Buffer> {
     try {
       return await this.intento(html);
     } catch (e) {
-      if (!(e instanceof ErrorRenderizado && e.causa instanceof ErrorNavegadorCaido)) throw e;
+      if (!(e instanceof ErrorRenderizado && e.causa instanceof ErrorPaginaCaida) || this.cerrado) throw e;
       return this.intento(html);
     }
   }
@@ -66,112 +76,137 @@ export class RenderizadorPdf {
   async cerrar(): Promise<void> {
     this.cerrado = true;
     for (const espera of this.esperando.splice(0)) espera(new ErrorRenderizado('Renderizador cerrado'));
-    const paginas = this.libres.splice(0);
-    await Promise.all(paginas.map((p) => p.pagina.close().catch(() => undefined)));
+    const pestanas = this.libres.splice(0);
+    this.abiertas -= pestanas.length;
+    await Promise.all(pestanas.map((p) => p.pagina.close().catch(() => undefined)));
   }
 
   private async intento(html: string): Promise<Buffer> {
     const pestana = await this.tomar();
-    let sana = false;
     let temporizador: NodeJS.Timeout | undefined;
     const limite = new Promise<never>((_, rechazar) => {
-      temporizador = setTimeout(
-        () => rechazar(new ErrorRenderizado(`El PDF no se generó en ${this.tiempoLimiteMs} ms`)),
-        this.tiempoLimiteMs,
-      );
+      temporizador = setTimeout(() => rechazar(new TiempoAgotado()), this.tiempoLimiteMs);
     });
     try {
-      const pdf = await Promise.race([imprimir(pestana, html), limite]);
-      sana = true;
+      const pdf = await Promise.race([imprimir(pestana, html), pestana.muerte, limite]);
+      this.tiemposAgotados = 0;
+      this.devolver(pestana);
       return pdf;
     } catch (e) {
-      if (e instanceof ErrorRenderizado) throw e;
-      const caido = !pestana.navegador.connected || pestana.pagina.isClosed();
+      this.descartar(pestana);
+      if (e instanceof TiempoAgotado) {
+        if (++this.tiemposAgotados >= TIEMPOS_AGOTADOS_PARA_REINICIAR) {
+          this.tiemposAgotados = 0;
+          void this.navegador.reiniciar(pestana.navegador);
+        }
+        throw new ErrorRenderizado(`El PDF no se generó en ${this.tiempoLimiteMs} ms`, e);
+      }
+      const caida = e instanceof ErrorPaginaCaida || !pestana.navegador.connected || pestana.pagina.isClosed();
       throw new ErrorRenderizado(
         `No se pudo generar el PDF: ${(e as Error).message}`,
-        caido ? new ErrorNavegadorCaido(e) : e,
+        caida && !(e instanceof ErrorPaginaCaida) ? new ErrorPaginaCaida((e as Error).message) : e,
       );
     } finally {
       clearTimeout(temporizador);
-      if (sana) this.devolver(pestana);
-      else this.descartar(pestana);
     }
   }
 
   private async tomar(): Promise<Pestana> {
     if (this.cerrado) throw new ErrorRenderizado('Renderizador cerrado');
-    for (;;) {
-      const libre = this.libres.pop();
-      if (!libre) break;
-      if (libre.navegador.connected && !libre.pagina.isClosed()) return libre;
-      this.creadas--;
+    for (let p = this.libres.pop(); p; p = this.libres.pop()) {
+      if (p.navegador.connected && !p.pagina.isClosed()) return p;
+      this.abiertas--;
     }
-    if (this.creadas < this.maximo) {
-      this.creadas++;
-      try {
-        return await this.abrir();
-      } catch (e) {
-        this.creadas--;
-        throw new ErrorRenderizado(`No se pudo abrir una página de Chromium: ${(e as Error).message}`, e);
-      }
-    }
+    if (this.abiertas < this.maximo) return this.abrirContada();
     const pestana = await new Promise<Pestana | Error>((resolver) => this.esperando.push(resolver));
     if (pestana instanceof Error) throw pestana;
     return pestana;
   }
 
   private devolver(pestana: Pestana): void {
+    if (++pestana.usos >= USOS_POR_PAGINA || this.cerrado) return this.descartar(pestana);
     const espera = this.esperando.shift();
     if (espera) espera(pestana);
     else this.libres.push(pestana);
   }
 
-  /** Closes a page that failed; a waiting render gets a fresh page in its place. */
+  /** Closes a page; a render waiting for one gets a fresh page in its place. */
   private descartar(pestana: Pestana): void {
-    this.creadas--;
+    this.abiertas--;
+    pestana.soltar();
     pestana.pagina.close().catch(() => undefined);
     const espera = this.esperando.shift();
-    if (!espera) return;
-    this.creadas++;
-    this.abrir().then(espera, (e: unknown) => {
-      this.creadas--;
-      espera(new ErrorRenderizado(`No se pudo abrir una página de Chromium: ${(e as Error).message}`, e));
-    });
+    if (espera) this.abrirContada().then(espera, espera);
+  }
+
+  private async abrirContada(): Promise<Pestana> {
+    this.abiertas++;
+    try {
+      return await this.abrir();
+    } catch (e) {
+      this.abiertas--;
+      throw new ErrorRenderizado(`No se pudo abrir una página de Chromium: ${(e as Error).message}`, e);
+    }
   }
 
   private async abrir(): Promise<Pestana> {
     const navegador = await this.navegador.navegador();
-    const pagina = await navegador.newPage();
-    // The documents carry no scripts; disabling them also closes the door to any that slipped in.
-    await pagina.setJavaScriptEnabled(false);
-    const cdp = await pagina.createCDPSession();
-    const { frameTree } = await cdp.send('Page.getFrameTree');
-    return { pagina, cdp, navegador, frameId: frameTree.frame.id };
+    let pagina: Page;
+    try {
+      pagina = await navegador.newPage();
+    } catch (e) {
+      // A browser that died before its disconnection was noticed: retriable like any crash.
+      if (!navegador.connected) throw new ErrorPaginaCaida((e as Error).message);
+      throw e;
+    }
+    let alDesconectar = (): void => undefined;
+    const muerte = new Promise<never>((_, rechazar) => {
+      pagina.once('error', (e) => rechazar(new ErrorPaginaCaida(e.message)));
+      pagina.once('close', () => rechazar(new ErrorPaginaCaida('página cerrada')));
+      alDesconectar = () => rechazar(new ErrorPaginaCaida('Chromium se desconectó'));
+      navegador.once('disconnected', alDesconectar);
+    });
+    const soltar = () => void navegador.off('disconnected', alDesconectar);
+    muerte.catch(() => undefined); // observed only while a render is under way
+    try {
+      // The documents carry no scripts; disabling them also shuts out any that slipped in.
+      await pagina.setJavaScriptEnabled(false);
+      const cdp = await pagina.createCDPSession();
+      const { frameTree } = await cdp.send('Page.getFrameTree');
+      return { pagina, cdp, navegador, frameId: frameTree.frame.id, muerte, soltar, usos: 0 };
+    } catch (e) {
+      soltar();
+      await pagina.close().catch(() => undefined);
+      throw e;
+    }
   }
 }
 
-class ErrorNavegadorCaido extends Error {
-  constructor(readonly causa: unknown) {
-    super('Chromium dejó de responder');
+class ErrorPaginaCaida extends Error {
+  constructor(detalle: string) {
+    super(`La página de Chromium dejó de funcionar: ${detalle}`);
   }
 }
+
+class TiempoAgotado extends Error {}
 
 /**
- * Straight CDP: one call replaces the document (no navigation, no load wait: the HTML has no external
- * resources, so layout is complete when printing starts) and one call prints it, base64 in the reply
- * rather than a stream read in chunks.
+ * Two CDP calls: one replaces the document (no navigation and no load wait are needed, the HTML has no
+ * external resources), one prints it with the base64 in the reply instead of a stream read in chunks.
  */
 async function imprimir(p: Pestana, html: string): Promise<Buffer> {
   await p.cdp.send('Page.setDocumentContent', { frameId: p.frameId, html });
   const { data } = await p.cdp.send('Page.printToPDF', {
     printBackground: true,
     preferCSSPageSize: true,
+    // Letter, used only if a document lacks an @page size.
     paperWidth: 8.5,
     paperHeight: 11,
     marginTop: 0,
     marginBottom: 0,
     marginLeft: 0,
     marginRight: 0,
+    // Tagging and outline cost time and add nothing to an invoice.
     generateTaggedPDF: false,
     generateDocumentOutline: false,
     transferMode: 'ReturnAsBase64',

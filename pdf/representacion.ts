@@ -107,7 +107,6 @@ function cabecera(r: Redactor, c: Nodo, emisor: Nodo | undefined, tfd: Nodo): st
       ['RFC', esc(e['Rfc'])],
       ['Régimen fiscal', r.codigo('regimen_fiscal', e['RegimenFiscal'])],
       ['Fact. atr. adquirente', esc(e['FacAtrAdquirente'])],
-      ['Lugar de expedición', esc(a['LugarExpedicion'])],
     ]) +
     `</div><div class="documento">` +
     `<div class="titulo">${esc(tipo?.titulo ?? 'CFDI')}</div>` +
@@ -138,12 +137,14 @@ function datosComprobante(r: Redactor, c: Nodo): Fila[] {
   const tipo = a['TipoDeComprobante'];
   return [
     ['Tipo de comprobante', r.codigo('tipo_comprobante', tipo, TIPOS[tipo ?? '']?.descripcion)],
-    ['Serie / folio', esc([a['Serie'], a['Folio']].filter(Boolean).join(' / ') || undefined)],
-    ['Fecha de emisión', a['Fecha'] ? fecha(a['Fecha']) : undefined],
     ['Lugar de expedición', esc(a['LugarExpedicion'])],
     ['Exportación', r.codigo('exportacion', a['Exportacion'])],
-    ['Moneda', r.codigo('moneda', a['Moneda'])],
-    ['Tipo de cambio', esc(a['TipoCambio'])],
+    [
+      'Moneda',
+      a['TipoCambio'] === undefined
+        ? r.codigo('moneda', a['Moneda'])
+        : `${r.codigo('moneda', a['Moneda']) ?? ''} · tipo de cambio ${esc(a['TipoCambio'])}`,
+    ],
     ['Forma de pago', r.codigo('forma_pago', a['FormaPago'])],
     ['Método de pago', r.codigo('metodo_pago', a['MetodoPago'])],
     ['Condiciones de pago', esc(a['CondicionesDePago'])],
@@ -196,8 +197,8 @@ function conceptos(r: Redactor, c: Nodo): string {
     );
   });
   return (
-    `<table class="tabla conceptos"><colgroup><col style="width:16mm"><col style="width:21mm">` +
-    `<col style="width:15mm"><col style="width:20mm"><col><col style="width:22mm">` +
+    `<table class="tabla conceptos"><colgroup><col style="width:16mm"><col style="width:23mm">` +
+    `<col style="width:15mm"><col style="width:19mm"><col><col style="width:22mm">` +
     (conDescuento ? `<col style="width:19mm">` : '') +
     `<col style="width:22mm"></colgroup><thead><tr>` +
     `<th>Clave prod./serv.</th><th>No. ident.</th><th class="num">Cantidad</th>` +
@@ -296,11 +297,11 @@ function seccionPagos(r: Redactor, pagos: Nodo): string {
       ['Moneda', r.codigo('moneda', monedaP)],
       ['Tipo de cambio', esc(a['TipoCambioP'])],
       ['Monto', a['Monto'] ? `<b>${esc(monedaP)} ${importe(a['Monto'])}</b>` : undefined],
-      ['Monto con letra', esc(letra)],
       ['Núm. de operación', esc(a['NumOperacion'])],
       ['Cuenta ordenante', esc(cuenta(a['RfcEmisorCtaOrd'], a['NomBancoOrdExt'], a['CtaOrdenante']))],
       ['Cuenta beneficiaria', esc(cuenta(a['RfcEmisorCtaBen'], undefined, a['CtaBeneficiario']))],
-    ]);
+      ['Monto con letra', esc(letra), true],
+    ], true);
     const documentos = hijos(p, 'DoctoRelacionado').map((dr) => {
       const b = dr.atributos;
       return (
@@ -321,8 +322,10 @@ function seccionPagos(r: Redactor, pagos: Nodo): string {
     ];
     partes.push(
       `<div class="pago">${datos}` +
-        `<table class="tabla documentos"><thead><tr><th>Documento relacionado (UUID)</th><th>Serie-folio</th>` +
-        `<th>Moneda</th><th class="num">Equivalencia</th><th class="num">Parcialidad</th>` +
+        `<table class="tabla documentos"><colgroup><col style="width:56mm"><col style="width:17mm">` +
+        `<col style="width:14mm"><col style="width:15mm"><col style="width:15mm"><col><col><col>` +
+        `<col style="width:13mm"></colgroup><thead><tr><th>Documento relacionado (UUID)</th><th>Serie-folio</th>` +
+        `<th>Moneda</th><th class="num">Equiv.</th><th class="num">Parcial.</th>` +
         `<th class="num">Saldo anterior</th><th class="num">Importe pagado</th>` +
         `<th class="num">Saldo insoluto</th><th>Obj. imp.</th></tr></thead>` +
         `<tbody>${documentos.join('')}</tbody></table>` +
@@ -357,14 +360,17 @@ function seccionPagos(r: Redactor, pagos: Nodo): string {
 
 function timbre(r: Redactor, c: Nodo, tfd: Nodo): string {
   const a = tfd.atributos;
-  const datos = r.datos([
-    ['Folio fiscal (UUID)', `<b>${esc(a['UUID'])}</b>`],
-    ['No. de serie del CSD del emisor', esc(c.atributos['NoCertificado'])],
-    ['No. de serie del certificado del SAT', esc(a['NoCertificadoSAT'])],
-    ['Fecha y hora de certificación', a['FechaTimbrado'] ? fecha(a['FechaTimbrado']) : undefined],
-    ['RFC del proveedor de certificación', esc(a['RfcProvCertif'])],
-    ['Leyenda del PAC', esc(a['Leyenda'])],
-  ]);
+  const datos = r.datos(
+    [
+      ['Folio fiscal (UUID)', `<b>${esc(a['UUID'])}</b>`, true],
+      ['No. de serie del CSD del emisor', esc(c.atributos['NoCertificado'])],
+      ['Fecha y hora de certificación', a['FechaTimbrado'] ? fecha(a['FechaTimbrado']) : undefined],
+      ['No. de serie del certificado del SAT', esc(a['NoCertificadoSAT'])],
+      ['RFC del PAC', esc(a['RfcProvCertif'])],
+      ['Leyenda del PAC', esc(a['Leyenda']), true],
+    ],
+    true,
+  );
   const bloque = (titulo: string, texto: string | undefined) =>
     `<div class="sello"><h3>${titulo}</h3><p class="mono">${esc(texto ?? '')}</p></div>`;
   return (
@@ -382,7 +388,7 @@ function timbre(r: Redactor, c: Nodo, tfd: Nodo): string {
 // Pieces
 
 /** A label and its value as HTML (already escaped); rows without a value are left out. */
-type Fila = [etiqueta: string, html: string | undefined];
+type Fila = [etiqueta: string, html: string | undefined, ancha?: boolean];
 
 class Redactor {
   constructor(private readonly buscar: Descripciones) {}
@@ -398,9 +404,11 @@ class Redactor {
     return texto ? `${esc(clave)} <span class="desc">– ${esc(texto)}</span>` : esc(clave);
   }
 
-  datos(filas: Fila[]): string {
-    const presentes = filas.filter((f): f is [string, string] => f[1] !== undefined && f[1] !== '');
-    return `<dl class="datos">${presentes.map(([e, v]) => `<dt>${e}</dt><dd>${v}</dd>`).join('')}</dl>`;
+  /** A label/value list; `dos` lays it out in two pairs per line, a wide row taking a whole line. */
+  datos(filas: Fila[], dos = false): string {
+    const presentes = filas.filter((f) => f[1] !== undefined && f[1] !== '');
+    const html = presentes.map(([e, v, ancha]) => `<dt>${e}</dt><dd${ancha ? ' class="ancha"' : ''}>${v}</dd>`);
+    return `<dl class="datos${dos ? ' dos' : ''}">${html.join('')}</dl>`;
   }
 }
 
@@ -528,6 +536,8 @@ section { margin-top: 4.5mm; }
 .folio-fiscal span, .fecha span { margin-right: 1.5mm; color: #6b6b6b; }
 .bloques { display: grid; grid-template-columns: 1fr 1fr; gap: 6mm; }
 dl.datos { display: grid; grid-template-columns: max-content 1fr; gap: 0.5mm 3mm; margin: 0; }
+dl.datos.dos { grid-template-columns: max-content 1fr max-content 1fr; }
+dl.datos.dos dd.ancha { grid-column: span 3; }
 dl.datos dt { color: #6b6b6b; }
 dl.datos dd { margin: 0; overflow-wrap: anywhere; }
 .desc { color: #4a4a4a; }
@@ -537,7 +547,7 @@ dl.datos dd { margin: 0; overflow-wrap: anywhere; }
   padding: 1.3mm 1.4mm; background: ${p.acento}; color: ${p.sobreAcento};
   font-size: 6.4pt; font-weight: bold; letter-spacing: 0.03em; text-transform: uppercase; text-align: left;
 }
-.tabla td { padding: 1.2mm 1.4mm 0.6mm; vertical-align: top; }
+.tabla td { padding: 1.2mm 1.4mm 0.6mm; font-size: 7.6pt; vertical-align: top; }
 .num { text-align: right; }
 td.num { white-space: nowrap; font-variant-numeric: tabular-nums; }
 .tabla > tbody > tr:last-child td { border-bottom: 0.2mm solid #d9d9d9; }
@@ -547,7 +557,7 @@ tr.detalle td { padding-top: 0; padding-bottom: 1.2mm; font-size: 6.6pt; color: 
 .et { color: ${p.acento}; font-weight: bold; }
 .nota { font-size: 6.6pt; color: #6b6b6b; }
 .descripcion, .corte, .uuid { overflow-wrap: anywhere; }
-.uuid { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 6.8pt; }
+.tabla td.uuid { font-family: "DejaVu Sans Mono", "Liberation Mono", monospace; font-size: 6.6pt; }
 .resumen { display: grid; grid-template-columns: 1fr 72mm; gap: 8mm; margin-top: 3.5mm; break-inside: avoid; }
 .en-letra { margin: 0; font-weight: bold; }
 .totales { width: 100%; border-collapse: collapse; }

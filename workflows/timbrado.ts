@@ -23,7 +23,14 @@ const locales = proxyActivities<Actividades>({
 // The PAC may be down for hours: retry forever with backoff; every attempt is visible in the history.
 const pac = proxyActivities<Actividades>({
   startToCloseTimeout: '60 seconds',
-  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '5 minutes' },
+  heartbeatTimeout: '5 seconds',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 minutes',
+    // Wrong or missing PAC settings do not heal by retrying: the workflow fails visibly instead.
+    nonRetryableErrorTypes: ['ErrorPacConfiguracion', 'ErrorPacNoConfigurado'],
+  },
   summary: 'Timbrado con el PAC',
 });
 

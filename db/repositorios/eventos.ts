@@ -31,9 +31,19 @@ export function crearRepositorioEventos(db: Knex) {
      * Appends an event inside the caller's transaction, the one that changes the state it reports: the state
      * and its event are written together or not at all. The table is also the outbox webhooks read from.
      */
-    async registrar(trx: Knex.Transaction, a: Alcance | Omit<Alcance, 'llaveId'>, tipo: TipoEvento, datos: object) {
+    async registrar(
+      trx: Knex.Transaction,
+      a: Alcance | Omit<Alcance, 'llaveId'>,
+      tipo: TipoEvento,
+      datos: object,
+    ) {
       const id = nuevoId('evt');
-      await trx('eventos').insert({ id, ...columnasAlcance(a as Alcance), tipo, datos: JSON.stringify(datos) });
+      await trx('eventos').insert({
+        id,
+        ...columnasAlcance(a as Alcance),
+        tipo,
+        datos: JSON.stringify(datos),
+      });
       return id;
     },
     consulta(a: Alcance, tipo?: string): Knex.QueryBuilder {

@@ -68,7 +68,11 @@ export function crearRepositorioFacturas(db: Knex) {
       if (f.tipo) c.where('tipo', f.tipo);
       return c;
     },
-    async obtener(a: Alcance, id: string, trx: Knex | Knex.Transaction = db): Promise<FilaFactura | undefined> {
+    async obtener(
+      a: Alcance,
+      id: string,
+      trx: Knex | Knex.Transaction = db,
+    ): Promise<FilaFactura | undefined> {
       return conAlcance(trx, 'facturas', a).select(COLUMNAS).where({ id }).first();
     },
     /** Locks the row for a state transition inside `trx`. */
@@ -83,8 +87,24 @@ export function crearRepositorioFacturas(db: Knex) {
         .where({ id })
         .update({ ...cambios, actualizado_en: new Date() });
     },
-    async xml(a: Alcance, id: string): Promise<{ sellado: string | null; timbrado: string | null } | undefined> {
-      const f = await conAlcance(db, 'facturas', a).select('xml_sellado', 'xml_timbrado').where({ id }).first();
+    /** Next automatic folio of an organization and series, atomically (inside the creating transaction). */
+    async siguienteFolio(trx: Knex.Transaction, organizacionId: string, serie: string): Promise<string> {
+      const [r] = await trx.raw(
+        `INSERT INTO folios (organizacion_id, serie, ultimo) VALUES (?, ?, 1)
+         ON DUPLICATE KEY UPDATE ultimo = LAST_INSERT_ID(ultimo + 1)`,
+        [organizacionId, serie],
+      );
+      const { affectedRows, insertId } = r as { affectedRows: number; insertId: number };
+      return String(affectedRows === 1 ? 1 : insertId);
+    },
+    async xml(
+      a: Alcance,
+      id: string,
+    ): Promise<{ sellado: string | null; timbrado: string | null } | undefined> {
+      const f = await conAlcance(db, 'facturas', a)
+        .select('xml_sellado', 'xml_timbrado')
+        .where({ id })
+        .first();
       return f && { sellado: f.xml_sellado, timbrado: f.xml_timbrado };
     },
     async pdf(a: Alcance, id: string): Promise<{ pdf: Buffer | null; estado: EstadoFactura } | undefined> {

@@ -63,7 +63,8 @@ export function firmanteDe(firma: FirmaCsd): Firmante {
 export function firmanteConLlave(certificado: Buffer, llave: KeyObject): Firmante {
   return {
     certificado,
-    firmar: (datos, algoritmo) => sign(algoritmo, datos, { key: llave, padding: constants.RSA_PKCS1_PADDING }),
+    firmar: (datos, algoritmo) =>
+      sign(algoritmo, datos, { key: llave, padding: constants.RSA_PKCS1_PADDING }),
   };
 }
 
@@ -141,8 +142,13 @@ export async function construirCancelacion(d: DatosCancelacion): Promise<string>
 
 /** SAT serials are ASCII digits: written as the certificate number, as the SAT's own tools do. */
 function numeroDeSerie(x509: X509Certificate): string {
-  const bytes = Buffer.from(x509.serialNumber.length % 2 ? `0${x509.serialNumber}` : x509.serialNumber, 'hex');
-  return bytes.every((b) => b >= 0x30 && b <= 0x39) ? bytes.toString('latin1') : BigInt(`0x${x509.serialNumber}`).toString();
+  const bytes = Buffer.from(
+    x509.serialNumber.length % 2 ? `0${x509.serialNumber}` : x509.serialNumber,
+    'hex',
+  );
+  return bytes.every((b) => b >= 0x30 && b <= 0x39)
+    ? bytes.toString('latin1')
+    : BigInt(`0x${x509.serialNumber}`).toString();
 }
 
 export type CancelacionVerificada =
@@ -153,7 +159,11 @@ export type CancelacionVerificada =
       folios: FolioCancelacion[];
       certificado: CertificadoCsd;
     }
-  | { ok: false; motivo: string; /** The certificate itself is the problem (Finkok 711). */ deCertificado?: boolean };
+  | {
+      ok: false;
+      motivo: string;
+      /** The certificate itself is the problem (Finkok 711). */ deCertificado?: boolean;
+    };
 
 const falla = (motivo: string, deCertificado = false): CancelacionVerificada => ({
   ok: false,
@@ -186,7 +196,9 @@ export function verificarCancelacion(xml: string): CancelacionVerificada {
     ...hijosDe(foliosNodo, 'Folio').map((f) => ({
       uuid: (f.atributos['UUID'] ?? '').toUpperCase(),
       motivo: f.atributos['Motivo'] ?? '',
-      ...(f.atributos['FolioSustitucion'] ? { folioSustitucion: f.atributos['FolioSustitucion'].toUpperCase() } : {}),
+      ...(f.atributos['FolioSustitucion']
+        ? { folioSustitucion: f.atributos['FolioSustitucion'].toUpperCase() }
+        : {}),
     })),
     ...hijosDe(foliosNodo, 'UUID').map((u) => ({ uuid: textoDe(u).trim().toUpperCase(), motivo: '' })),
   ];

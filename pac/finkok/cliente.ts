@@ -136,7 +136,9 @@ export class PacFinkok implements PuertoPac {
       rfcEmisor: s.rfcEmisor,
       // Local time of the request, as the SAT's cancellation service reads it.
       fecha: fechaCfdi(new Date(), 'Tiempo del Centro'),
-      folios: [{ uuid, motivo: s.motivo, ...(s.folioSustitucion ? { folioSustitucion: s.folioSustitucion } : {}) }],
+      folios: [
+        { uuid, motivo: s.motivo, ...(s.folioSustitucion ? { folioSustitucion: s.folioSustitucion } : {}) },
+      ],
       firmante: firmanteDe(s.firma),
     });
     const r = await this.llamar('cancelacion', 'cancel_signature', [
@@ -164,7 +166,9 @@ export class PacFinkok implements PuertoPac {
       };
     }
     if (CODIGOS_TRANSITORIOS.has(estatusUuid)) {
-      throw new ErrorPacTransitorio(`${estatusUuid}: ${MENSAJES[estatusUuid] ?? 'cancelación no presentada'}`);
+      throw new ErrorPacTransitorio(
+        `${estatusUuid}: ${MENSAJES[estatusUuid] ?? 'cancelación no presentada'}`,
+      );
     }
     return {
       tipo: 'rechazada',
@@ -184,7 +188,8 @@ export class PacFinkok implements PuertoPac {
     const sat = hijoDe(r, 'sat');
     const error = textoDe(hijoDe(r, 'error')).trim();
     if (!sat) {
-      if (error && partirCodigo(error).codigo === CODIGOS.credenciales) throw new ErrorPacConfiguracion(error);
+      if (error && partirCodigo(error).codigo === CODIGOS.credenciales)
+        throw new ErrorPacConfiguracion(error);
       throw new ErrorPacTransitorio(`get_sat_status sin respuesta del SAT${error ? `: ${error}` : ''}`);
     }
     const estado = normalizarEstado(textoDe(hijoDe(sat, 'Estado')));
@@ -210,7 +215,11 @@ export class PacFinkok implements PuertoPac {
     operacion: string,
     parametros: readonly (readonly [string, string])[],
   ): Promise<ElementoXml> {
-    const url = new URL(RUTAS[servicio], this.op.url.endsWith('/') ? this.op.url : `${this.op.url}/`);
+    // Relative to the base, so a base URL behind a path prefix (a proxy) keeps it.
+    const url = new URL(
+      RUTAS[servicio].slice(1),
+      this.op.url.endsWith('/') ? this.op.url : `${this.op.url}/`,
+    );
     const limite = servicio === 'cancelacion' ? this.timeoutCancelacionMs : this.timeoutMs;
     const senal = AbortSignal.timeout(limite);
     let estado: number;

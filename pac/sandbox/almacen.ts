@@ -94,7 +94,9 @@ export class AlmacenTimbres {
   }
 
   async porUuid(uuid: string): Promise<FilaTimbre | undefined> {
-    return (await this.db(TABLA_TIMBRES).where({ uuid: uuid.toUpperCase() }).first()) as FilaTimbre | undefined;
+    return (await this.db(TABLA_TIMBRES).where({ uuid: uuid.toUpperCase() }).first()) as
+      | FilaTimbre
+      | undefined;
   }
 
   /** Inserts a new stamp; when a concurrent request stored the same document first, returns that one. */
@@ -130,7 +132,11 @@ export class AlmacenTimbres {
     extra: Partial<Pick<FilaTimbre, 'cancelacion_solicitada_en' | 'motivo' | 'folio_sustitucion'>> = {},
   ): Promise<boolean> {
     const n = await this.db(TABLA_TIMBRES)
-      .where({ uuid: uuid.toUpperCase(), estado: desde.estado, estatus_cancelacion: desde.estatusCancelacion })
+      .where({
+        uuid: uuid.toUpperCase(),
+        estado: desde.estado,
+        estatus_cancelacion: desde.estatusCancelacion,
+      })
       .update({ estado: hacia.estado, estatus_cancelacion: hacia.estatusCancelacion, ...extra });
     return n > 0;
   }

@@ -32,14 +32,14 @@ export async function cargarOCrearCertificadoSat(carpeta: string): Promise<Certi
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
   }
   await mkdir(carpeta, { recursive: true });
-  const nuevo = await crear();
+  const archivo = await crear();
   // Written aside, then linked into place: link fails if another process won the race, and then its
   // certificate is the one everybody uses.
   const temporal = `${ruta}.${process.pid}.${randomInt(1e9)}`;
-  await writeFile(temporal, nuevo.pem, { mode: 0o600 });
+  await writeFile(temporal, archivo, { mode: 0o600 });
   try {
     await link(temporal, ruta);
-    return nuevo;
+    return desdePem(archivo);
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
     return desdePem(await readFile(ruta, 'utf8'));
@@ -48,7 +48,8 @@ export async function cargarOCrearCertificadoSat(carpeta: string): Promise<Certi
   }
 }
 
-async function crear(): Promise<CertificadoSat> {
+/** The PEM file: the certificate, then its private key (PKCS#8, unencrypted: a test-only key). */
+async function crear(): Promise<string> {
   const { publicKey, privateKey } = await generarPar('rsa', { modulusLength: 2048 });
   // Like the SAT's numbers: "3000100000" for test certificates, then ten random digits.
   const noCertificado = `3000100000${String(randomInt(1e9)).padStart(9, '0')}${randomInt(10)}`;
@@ -63,8 +64,7 @@ async function crear(): Promise<CertificadoSat> {
     llavePublica: publicKey,
     llavePrivada: privateKey,
   });
-  const llavePem = privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
-  return desdePem(`${pemDe(der)}${llavePem}`);
+  return `${pemDe(der)}${privateKey.export({ type: 'pkcs8', format: 'pem' }) as string}`;
 }
 
 export const pemDe = (der: Buffer): string =>
@@ -79,6 +79,13 @@ function desdePem(texto: string): CertificadoSat {
   if (!cert || !llavePem) throw new Error('el archivo del certificado SAT del sandbox está incompleto');
   const x509 = new X509Certificate(cert);
   const llave = createPrivateKey(llavePem);
-  if (!x509.checkPrivateKey(llave)) throw new Error('la llave del certificado SAT del sandbox no corresponde');
-  return { der: x509.raw, pem: pemDe(x509.raw), noCertificado: leerCertificado(x509.raw).noCertificado, llave, x509 };
+  if (!x509.checkPrivateKey(llave))
+    throw new Error('la llave del certificado SAT del sandbox no corresponde');
+  return {
+    der: x509.raw,
+    pem: pemDe(x509.raw),
+    noCertificado: leerCertificado(x509.raw).noCertificado,
+    llave,
+    x509,
+  };
 }

@@ -9,7 +9,8 @@ import { rutaDatos } from '../../config/rutas';
  * a copy.
  */
 
-const entero = (defecto: number, max = 2_147_483_647) => z.coerce.number().int().min(0).max(max).default(defecto);
+const entero = (defecto: number, max = 2_147_483_647) =>
+  z.coerce.number().int().min(0).max(max).default(defecto);
 
 export const MODOS_FALLA = ['normal', 'error_500', 'caido'] as const;
 export type ModoFalla = (typeof MODOS_FALLA)[number];
@@ -48,7 +49,8 @@ export const VARIABLES_SANDBOX = {
     defecto: '0',
   },
   PAC_SANDBOX_FALLA: {
-    descripcion: 'Modo de falla inicial del PAC sandbox: normal, error_500 (SOAP Fault) o caido (cierra la conexión).',
+    descripcion:
+      'Modo de falla inicial del PAC sandbox: normal, error_500 (SOAP Fault) o caido (cierra la conexión).',
     esquema: z.enum(MODOS_FALLA).default('normal'),
     defecto: 'normal',
   },

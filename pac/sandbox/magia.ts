@@ -40,7 +40,10 @@ export function leerMagia(valores: readonly (string | undefined)[]): Magia {
   for (const valor of valores) {
     if (!valor?.includes(MARCA)) continue;
     for (const [, nombre, argumento] of valor.matchAll(PATRON)) {
-      const numero = argumento !== undefined && /^\d{1,9}$/.test(argumento) ? Math.min(Number(argumento), MAX_MS) : undefined;
+      const numero =
+        argumento !== undefined && /^\d{1,9}$/.test(argumento)
+          ? Math.min(Number(argumento), MAX_MS)
+          : undefined;
       switch (nombre) {
         case 'LATENCIA':
           if (numero !== undefined) m.latenciaMs = numero;

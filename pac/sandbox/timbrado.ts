@@ -98,7 +98,8 @@ function revisarEstructura(raiz: Nodo, prefijo: string): string | null {
   const n = (local: string) => (prefijo ? `${prefijo}:${local}` : local);
   const faltante = (nodo: Nodo, requeridos: readonly string[]) =>
     requeridos.find((a) => nodo.atributos[a] === undefined);
-  const vacio = (nodo: Nodo): string | undefined => Object.keys(nodo.atributos).find((a) => nodo.atributos[a] === '');
+  const vacio = (nodo: Nodo): string | undefined =>
+    Object.keys(nodo.atributos).find((a) => nodo.atributos[a] === '');
 
   if (raiz.atributos['Version'] !== '4.0') return 'Version debe ser "4.0"';
   let falta = faltante(raiz, REQUERIDOS.Comprobante);
@@ -114,12 +115,16 @@ function revisarEstructura(raiz: Nodo, prefijo: string): string | null {
   }
   const emisor = hijo(raiz, n('Emisor'));
   const receptor = hijo(raiz, n('Receptor'));
-  const conceptos = hijos(hijo(raiz, n('Conceptos')) ?? { nombre: '', atributos: {}, hijos: [] }, n('Concepto'));
+  const conceptos = hijos(
+    hijo(raiz, n('Conceptos')) ?? { nombre: '', atributos: {}, hijos: [] },
+    n('Concepto'),
+  );
   if (!emisor) return 'falta el elemento Emisor';
   if (!receptor) return 'falta el elemento Receptor';
   if (conceptos.length === 0) return 'Conceptos debe tener al menos un Concepto';
   if ((falta = faltante(emisor, REQUERIDOS.Emisor))) return `falta el atributo requerido Emisor@${falta}`;
-  if ((falta = faltante(receptor, REQUERIDOS.Receptor))) return `falta el atributo requerido Receptor@${falta}`;
+  if ((falta = faltante(receptor, REQUERIDOS.Receptor)))
+    return `falta el atributo requerido Receptor@${falta}`;
   for (const c of conceptos) {
     if ((falta = faltante(c, REQUERIDOS.Concepto))) return `falta el atributo requerido Concepto@${falta}`;
   }
@@ -162,7 +167,10 @@ function enZona(nodo: Nodo, c: Contexto): { ahoraLocal: number; desfase: number 
 }
 
 /** Certificate and seal: CFDI40106, 306, 303, 305 and CFDI40102. Test mode: any structurally valid CSD. */
-export function revisarSello(nodo: Nodo, c: Contexto): { certificado: CertificadoCsd; cadena: string } | Rechazo {
+export function revisarSello(
+  nodo: Nodo,
+  c: Contexto,
+): { certificado: CertificadoCsd; cadena: string } | Rechazo {
   const a = nodo.atributos;
   let certificado: CertificadoCsd;
   try {
@@ -180,7 +188,10 @@ export function revisarSello(nodo: Nodo, c: Contexto): { certificado: Certificad
   if (!certificado.esCsd) return rechazo(CODIGOS.noEsCsd);
   const rfcEmisor = hijoLocal(nodo, 'Emisor')?.atributos['Rfc'];
   if (certificado.rfc.toUpperCase() !== rfcEmisor?.toUpperCase()) {
-    return rechazo(CODIGOS.selloNoCorresponde, `el certificado es de ${certificado.rfc}, el emisor es ${rfcEmisor}`);
+    return rechazo(
+      CODIGOS.selloNoCorresponde,
+      `el certificado es de ${certificado.rfc}, el emisor es ${rfcEmisor}`,
+    );
   }
   const fecha = relojLocal(a['Fecha'] as string);
   if (!Number.isNaN(fecha)) {
@@ -219,11 +230,14 @@ export function revisarFecha(nodo: Nodo, c: Contexto): Rechazo | null {
 /** The first violation of the SAT matrix, with its CFDI40xxx code (301 when the rule has none). */
 export function revisarMatriz(nodo: Nodo, c: Contexto): Rechazo | null {
   // The date range is revisarFecha's, with its wider clock tolerance.
-  const v = validarComprobante(nodo, c.catalogos, { ahora: c.ahora }).find((x) => x.codigo !== 'fecha_futura');
+  const v = validarComprobante(nodo, c.catalogos, { ahora: c.ahora }).find(
+    (x) => x.codigo !== 'fecha_futura',
+  );
   return v ? { codigo: v.sat ?? CODIGOS.xmlMalFormado, mensaje: v.mensaje } : null;
 }
 
-const hijoLocal = (n: Nodo, local: string): Nodo | undefined => n.hijos.find((h) => partesNombre(h.nombre)[1] === local);
+const hijoLocal = (n: Nodo, local: string): Nodo | undefined =>
+  n.hijos.find((h) => partesNombre(h.nombre)[1] === local);
 
 export interface Timbre {
   xml: string;

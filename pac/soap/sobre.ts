@@ -45,7 +45,11 @@ export const PREFIJO_CAMPOS = 's0';
 
 /** A result field: text, or nested fields. Empty text writes `<s0:x/>`. */
 export function campo(nombre: string, valor: string | readonly (ElementoXml | undefined)[]): ElementoXml {
-  return elemento(`${PREFIJO_CAMPOS}:${nombre}`, {}, typeof valor === 'string' ? [valor || undefined] : valor);
+  return elemento(
+    `${PREFIJO_CAMPOS}:${nombre}`,
+    {},
+    typeof valor === 'string' ? [valor || undefined] : valor,
+  );
 }
 
 /** A response as Finkok's server (spyne) writes it: `senv`, `tns` for the service, `s0` for the fields. */

@@ -184,7 +184,8 @@ class Lector {
       if (fin < 0) this.error('valor de atributo sin cerrar');
       const crudo = this.s.slice(this.i + 1, fin);
       if (crudo.includes('<')) this.error(`"<" en el valor de ${nombre}`);
-      if (Object.prototype.hasOwnProperty.call(el.atributos, nombre)) this.error(`atributo repetido ${nombre}`);
+      if (Object.prototype.hasOwnProperty.call(el.atributos, nombre))
+        this.error(`atributo repetido ${nombre}`);
       // Attribute-value normalization (XML 1.0 §3.3.3): literal tab and newline become spaces.
       el.atributos[nombre] = this.decodificar(crudo.replace(/[\t\n]/g, ' '));
       this.i = fin + 1;

@@ -67,6 +67,9 @@ export function crearServicioFacturas(deps: DepsFacturas) {
       if (autoTimbrar) deps.timbrador.exigirDisponible(a);
       const id = nuevoId('fac');
       await repo.db.transaction(async (trx) => {
+        if (documento.entrada.folio === undefined) {
+          documento.entrada.folio = await repo.siguienteFolio(trx, org.id, documento.entrada.serie ?? '');
+        }
         await repo.insertar(trx, a, {
           id,
           organizacion_id: org.id,

@@ -33,7 +33,8 @@ export default async function globalSetup() {
     falta((e as Error).message, 'Ejecute `make test`, que la instala.');
   }
 
-  const databaseUrl = process.env.TEST_DATABASE_URL ?? 'mysql://root@127.0.0.1:3306/cfdi_test';
+  // A database per run: two test runs on one machine (CI and a developer) must not drop each other's data.
+  const databaseUrl = process.env.TEST_DATABASE_URL ?? `mysql://root@127.0.0.1:3306/cfdi_test_${process.pid}`;
   try {
     await recrearBase(databaseUrl);
   } catch (e) {
@@ -87,6 +88,7 @@ export default async function globalSetup() {
     TEMPORAL_ADDRESS: address,
     TEMPORAL_NAMESPACE: 'default',
     TEST_WORKFLOW_BUNDLE: rutaBundle,
+    TEST_BASE_TEMPORAL: process.env.TEST_DATABASE_URL ? '' : databaseUrl,
     TEST_TEMPORAL_LOG: rutaLog,
   });
   (globalThis as { __servidorTemporal?: typeof servidor }).__servidorTemporal = servidor;

@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { borrarBase } from '../../db/conexion';
 
 export default async function globalTeardown() {
   const servidor = (globalThis as { __servidorTemporal?: ChildProcess }).__servidorTemporal;
@@ -11,4 +12,6 @@ export default async function globalTeardown() {
   }
   for (const f of [process.env.TEST_WORKFLOW_BUNDLE, process.env.TEST_TEMPORAL_LOG])
     if (f) rmSync(f, { force: true });
+  // The per-run database goes with the run (an explicit TEST_DATABASE_URL is kept).
+  if (process.env.TEST_BASE_TEMPORAL) await borrarBase(process.env.TEST_BASE_TEMPORAL);
 }

@@ -1,0 +1,164 @@
+import { createPrivateKey, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { construirComprobante } from '../cfdi/comprobante/construir';
+import { sellarComprobante } from '../cfdi/comprobante/sellar';
+import type { ComprobanteEntrada } from '../cfdi/comprobante/tipos';
+import { sellar } from '../cfdi/sello';
+import { construirTimbre, insertarTimbre } from '../cfdi/timbre';
+import type { Nodo } from '../cfdi/xml/nodo';
+import { parsear } from '../cfdi/xml/parsear';
+import { raizProyecto } from '../config/rutas';
+import { descripcionesDesdeCsv } from '../pdf/descripciones';
+import { localizarChromium, Navegador } from '../pdf/navegador';
+import { PAGINAS_POR_DEFECTO, RenderizadorPdf } from '../pdf/renderizador';
+import { htmlRepresentacion } from '../pdf/representacion';
+
+/**
+ * `npm run bench:pdf`: stamped XML → printed-representation HTML → PDF through the warm Chromium, with
+ * the renderer's own page pool and as many clients as it has pages. Measured for the real stamped
+ * example and for a 10-concept invoice. Last line: pdf_por_segundo=<n> (the real example).
+ */
+const N = Number(process.env.BENCH_N ?? 300);
+const CALENTAMIENTO = 30;
+const SAT = join(raizProyecto(), '..', 'shared', 'sat');
+
+/** A 10-concept invoice sealed with the SAT's public test CSD and a TFD signed with the same key. */
+function facturaDiezConceptos(): Nodo {
+  const manifiesto = readFileSync(join(SAT, 'csd', 'MANIFEST.csv'), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith('valid-csd/') && l.includes(',CSD,'));
+  if (!manifiesto) throw new Error('MANIFEST.csv sin CSD válido');
+  const [cer = '', key = '', clave = ''] = manifiesto.split(',');
+  const llave = createPrivateKey({
+    key: readFileSync(join(SAT, 'csd', key)),
+    format: 'der',
+    type: 'pkcs8',
+    passphrase: clave,
+  });
+  const certificado = new X509Certificate(readFileSync(join(SAT, 'csd', cer)));
+  const entrada: ComprobanteEntrada = {
+    tipo: 'I',
+    serie: 'A',
+    folio: '1024',
+    fecha: '2026-11-23T10:00:00',
+    forma_pago: '03',
+    metodo_pago: 'PUE',
+    moneda: 'MXN',
+    decimales_moneda: 2,
+    exportacion: '01',
+    lugar_expedicion: '42501',
+    emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601' },
+    receptor: {
+      rfc: 'MASO451221PM4',
+      nombre: 'MARIA OLIVIA MARTINEZ SAGAZ',
+      domicilio_fiscal: '80290',
+      regimen_fiscal: '612',
+      uso_cfdi: 'G03',
+    },
+    conceptos: Array.from({ length: 10 }, (_, j) => ({
+      clave_prod_serv: '80111600',
+      no_identificacion: `SKU-${j}`,
+      cantidad: String(1 + (j % 3)),
+      clave_unidad: 'E48',
+      unidad: 'Servicio',
+      descripcion: `Servicio de consultoría número ${j}`,
+      valor_unitario: `${1000 + j * 37}.50`,
+      objeto_imp: '02',
+      impuestos: {
+        traslados: [{ impuesto: '002', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.160000' }],
+        retenciones:
+          j % 4 === 0 ? [{ impuesto: '001', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.100000' }] : [],
+      },
+    })),
+    no_certificado: '30001000000500003416',
+    certificado: certificado.raw.toString('base64'),
+  };
+  const sellado = sellarComprobante(construirComprobante(entrada).nodo, llave);
+  const tfd = construirTimbre(
+    {
+      uuid: '9B1DEB4D-3B7D-4BAD-9BDD-2B0D7B3DCB6D',
+      fechaTimbrado: '2026-11-23T10:00:05',
+      rfcProvCertif: 'SPR190613I52',
+      selloCfd: sellado.sello,
+      noCertificadoSat: '30001000000500003416',
+    },
+    (cadena) => sellar(cadena, llave),
+  );
+  return insertarTimbre(sellado.nodo, tfd);
+}
+
+const percentil = (ordenados: number[], p: number) =>
+  ordenados[Math.min(ordenados.length - 1, Math.ceil((p / 100) * ordenados.length) - 1)] ?? NaN;
+
+async function medir(
+  nombre: string,
+  renderizador: RenderizadorPdf,
+  clientes: number,
+  documento: () => string,
+): Promise<number> {
+  const ronda = async (n: number, tiempos: number[]) => {
+    let siguiente = 0;
+    await Promise.all(
+      Array.from({ length: clientes }, async () => {
+        while (siguiente++ < n) {
+          const t0 = performance.now();
+          const pdf = await renderizador.renderizar(documento());
+          tiempos.push(performance.now() - t0);
+          if (pdf.subarray(0, 5).toString('latin1') !== '%PDF-') throw new Error('No es un PDF');
+        }
+      }),
+    );
+  };
+  await ronda(CALENTAMIENTO, []);
+  const tiempos: number[] = [];
+  const t0 = performance.now();
+  await ronda(N, tiempos);
+  const segundos = (performance.now() - t0) / 1000;
+  tiempos.sort((a, b) => a - b);
+  const porSegundo = N / segundos;
+  console.log(
+    `${nombre.padEnd(30)} ${porSegundo.toFixed(1).padStart(6)} PDF/s` +
+      `   p50 ${percentil(tiempos, 50).toFixed(1).padStart(6)} ms   p99 ${percentil(tiempos, 99).toFixed(1).padStart(6)} ms`,
+  );
+  return porSegundo;
+}
+
+async function main(): Promise<void> {
+  const descripciones = descripcionesDesdeCsv();
+  const real = parsear(
+    readFileSync(join(SAT, 'examples', 'signed', 'ingreso-real-stamped-pue-iva16.xml'), 'utf8'),
+  );
+  const diez = facturaDiezConceptos();
+  const html = (c: Nodo) => htmlRepresentacion(c, { colorAcento: '#1F4E79', descripciones });
+
+  // The HTML step alone, for scale: it runs in this process, the PDF in Chromium.
+  for (let i = 0; i < 50; i++) html(diez); // loads the catalogs and warms the JIT
+  const t0 = performance.now();
+  for (let i = 0; i < 200; i++) html(diez);
+  const msHtml = (performance.now() - t0) / 200;
+
+  const ejecutable = localizarChromium(process.env.CHROMIUM_PATH || undefined);
+  const navegador = new Navegador(ejecutable);
+  const paginas = Number(process.env.BENCH_PAGINAS ?? PAGINAS_POR_DEFECTO);
+  const renderizador = new RenderizadorPdf(navegador, { paginas });
+  try {
+    console.log(
+      `${await navegador.version()} (${ejecutable}), ${cpus().length} CPU, node ${process.version}; ` +
+        `${N} PDF por caso tras ${CALENTAMIENTO} de calentamiento, ${paginas} clientes; ` +
+        `XML → HTML ${msHtml.toFixed(2)} ms`,
+    );
+    const porSegundo = await medir('CFDI real (2 conceptos)', renderizador, paginas, () => html(real));
+    await medir('factura de 10 conceptos', renderizador, paginas, () => html(diez));
+    console.log(`pdf_por_segundo=${porSegundo.toFixed(1)}`);
+  } finally {
+    await renderizador.cerrar();
+    await navegador.cerrar();
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});

@@ -1,0 +1,153 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { urlVerificacionDe } from '../../cfdi/qr';
+import { extraerTimbre } from '../../cfdi/timbre';
+import type { Nodo } from '../../cfdi/xml/nodo';
+import { parsear } from '../../cfdi/xml/parsear';
+import { descripcionesDesdeCsv } from '../../pdf/descripciones';
+import { Navegador } from '../../pdf/navegador';
+import { ErrorRenderizado, RenderizadorPdf } from '../../pdf/renderizador';
+import { htmlRepresentacion, LEYENDA } from '../../pdf/representacion';
+
+const EJEMPLOS = join(__dirname, '..', '..', '..', 'shared', 'sat', 'examples', 'signed');
+const STAMPED = ['ingreso-real-stamped-pue-iva16.xml', 'ingreso-sandbox-stamped-descuento.xml'];
+const descripciones = descripcionesDesdeCsv();
+
+let dir: string;
+let navegador: Navegador;
+let renderizador: RenderizadorPdf;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'cfdi-pdf-'));
+  navegador = new Navegador(process.env.CHROMIUM_PATH);
+  renderizador = new RenderizadorPdf(navegador);
+});
+
+afterAll(async () => {
+  await renderizador.cerrar();
+  await navegador.cerrar();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const html = (comprobante: string | Nodo, colorAcento = '#1F4E79') =>
+  htmlRepresentacion(comprobante, { colorAcento, descripciones });
+
+function guardar(nombre: string, pdf: Buffer): string {
+  const ruta = join(dir, `${nombre}.pdf`);
+  writeFileSync(ruta, pdf);
+  return ruta;
+}
+
+/** Page 1 at 150 dpi, as a scanner or a phone would see it, through zbar. */
+function leerQr(rutaPdf: string): string {
+  const base = rutaPdf.replace(/\.pdf$/, '');
+  execFileSync('pdftoppm', ['-png', '-r', '150', '-f', '1', '-l', '1', '-singlefile', rutaPdf, base]);
+  return execFileSync('zbarimg', ['--raw', '-q', `${base}.png`], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'], // zbar complains about D-Bus on stderr
+  }).trim();
+}
+
+const textoPdf = (rutaPdf: string) => execFileSync('pdftotext', [rutaPdf, '-'], { encoding: 'utf8' });
+
+async function matarChromium(n: Navegador): Promise<void> {
+  // The whole process group: Debian's wrapper scripts do not exec, so the child is Chromium itself.
+  const pid = (await n.navegador()).process()!.pid!;
+  process.kill(-pid, 'SIGKILL');
+}
+
+describe.each(STAMPED)('PDF de %s', (archivo) => {
+  const xml = readFileSync(join(EJEMPLOS, archivo), 'utf8');
+  const comprobante = parsear(xml);
+  const uuid = extraerTimbre(comprobante)!.atributos['UUID']!;
+  let ruta: string;
+
+  beforeAll(async () => {
+    const pdf = await renderizador.renderizar(html(xml));
+    expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+    expect(pdf.length).toBeGreaterThan(10_000);
+    expect(pdf.length).toBeLessThan(1_000_000);
+    ruta = guardar(archivo, pdf);
+  });
+
+  it('el QR de la página 1 decodifica exactamente a la URL de verificación', () => {
+    expect(leerQr(ruta)).toBe(urlVerificacionDe(comprobante));
+  });
+
+  it('el texto del PDF tiene el folio fiscal, la leyenda y los sellos', () => {
+    const texto = textoPdf(ruta);
+    expect(texto).toContain(uuid);
+    expect(texto).toContain(LEYENDA);
+    expect(texto).toContain('Sello digital del CFDI');
+    expect(texto).toContain('Cadena original del complemento de certificación digital del SAT');
+  });
+
+  it('tamaño carta, en una página', () => {
+    const info = execFileSync('pdfinfo', [ruta], { encoding: 'utf8' });
+    expect(info).toMatch(/Page size:\s+612 x 792 pts \(letter\)/);
+    expect(info).toMatch(/Pages:\s+1\n/);
+  });
+});
+
+describe('RenderizadorPdf', () => {
+  it('20 documentos a la vez, cada uno con su propio contenido', async () => {
+    const base = parsear(readFileSync(join(EJEMPLOS, STAMPED[0]!), 'utf8'));
+    const folios = Array.from({ length: 20 }, (_, i) => `PDF${1000 + i}`);
+    const pdfs = await Promise.all(
+      folios.map((folio, i) =>
+        renderizador.renderizar(
+          html({ ...base, atributos: { ...base.atributos, Folio: folio } }, i % 2 ? '#AA3300' : '#1F4E79'),
+        ),
+      ),
+    );
+    pdfs.forEach((pdf, i) => {
+      expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      // Pages are reused: each PDF must hold its own document, not a neighbour's.
+      const texto = textoPdf(guardar(`concurrente-${i}`, pdf));
+      expect(texto).toContain(`O-${folios[i]}`);
+      for (const otro of folios) if (otro !== folios[i]) expect(texto).not.toContain(`O-${otro}`);
+    });
+  });
+
+  it('se recupera cuando Chromium muere: relanza y reintenta', async () => {
+    const nav = new Navegador(process.env.CHROMIUM_PATH);
+    const r = new RenderizadorPdf(nav, { paginas: 2 });
+    const documento = html(readFileSync(join(EJEMPLOS, STAMPED[1]!), 'utf8'));
+    try {
+      await r.renderizar(documento);
+      const antes = await nav.navegador();
+      await matarChromium(nav);
+      const pdfs = await Promise.all([r.renderizar(documento), r.renderizar(documento)]);
+      for (const pdf of pdfs) expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      expect(await nav.navegador()).not.toBe(antes);
+    } finally {
+      await r.cerrar();
+      await nav.cerrar();
+    }
+  });
+
+  it('tiempo agotado: error claro, y tras varios seguidos relanza Chromium', async () => {
+    const nav = new Navegador(process.env.CHROMIUM_PATH);
+    const r = new RenderizadorPdf(nav, { paginas: 1, tiempoLimiteMs: 1 });
+    const documento = html(readFileSync(join(EJEMPLOS, STAMPED[0]!), 'utf8'));
+    try {
+      const antes = await nav.navegador();
+      for (let i = 0; i < 3; i++) {
+        await expect(r.renderizar(documento)).rejects.toThrow(/El PDF no se generó en 1 ms/);
+      }
+      await expect(r.renderizar(documento)).rejects.toBeInstanceOf(ErrorRenderizado);
+      expect(antes.connected).toBe(false);
+    } finally {
+      await r.cerrar();
+      await nav.cerrar();
+    }
+  });
+
+  it('cerrado no acepta más trabajo', async () => {
+    const r = new RenderizadorPdf(navegador);
+    await r.cerrar();
+    await expect(r.renderizar('<html></html>')).rejects.toThrow(/Renderizador cerrado/);
+  });
+});
