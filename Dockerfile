@@ -32,6 +32,8 @@ COPY --from=compilacion /app/dist ./dist
 COPY package.json openapi.yaml ./
 COPY db/catalogos/datos ./db/catalogos/datos
 # The node image's unprivileged user (uid 1000).
+# The sandbox PAC's certificate volume: created here so the non-root user owns it.
+RUN mkdir -p /var/lib/pac-sandbox && chown node:node /var/lib/pac-sandbox
 USER node
 EXPOSE 3000
 CMD ["node", "dist/api/main.js"]

@@ -73,6 +73,47 @@ export const VARIABLES = {
     esquema: entero(3100, 1),
     defecto: '3100',
   },
+  PAC_SANDBOX_DATOS: {
+    descripcion:
+      'Carpeta del PAC sandbox donde vive el certificado "SAT" con que firma los SelloSAT (se crea al primer arranque); vacío = .data/pac-sandbox.',
+    esquema: z.string().optional(),
+  },
+  PAC_SANDBOX_USUARIO: {
+    descripcion: 'Usuario que el PAC sandbox exige en cada llamada SOAP; vacío = acepta cualquiera.',
+    esquema: z.string().optional(),
+  },
+  PAC_SANDBOX_CONTRASENA: {
+    descripcion: 'Contraseña que el PAC sandbox exige junto con PAC_SANDBOX_USUARIO.',
+    esquema: z.string().optional(),
+    secreto: true,
+  },
+  PAC_SANDBOX_PLAZO_ACEPTACION_MS: {
+    descripcion:
+      'Plazo del receptor para aceptar o rechazar una cancelación en el sandbox; vencido, "Plazo vencido".',
+    esquema: entero(259_200_000, 0, 2_147_483_647),
+    defecto: '259200000',
+  },
+  PAC_SANDBOX_VENTANA_SIN_ACEPTACION_MS: {
+    descripcion: 'Tras el timbrado, tiempo en que una cancelación en el sandbox no requiere aceptación.',
+    esquema: entero(86_400_000, 0, 2_147_483_647),
+    defecto: '86400000',
+  },
+  PAC_SANDBOX_LATENCIA_MS: {
+    descripcion: 'Latencia añadida a cada llamada SOAP del PAC sandbox (inyección de fallas).',
+    esquema: entero(0, 0, 600_000),
+    defecto: '0',
+  },
+  PAC_SANDBOX_FALLA: {
+    descripcion:
+      'Modo de falla inicial del PAC sandbox: normal, error_500 (SOAP Fault) o caido (cierra la conexión).',
+    esquema: z.enum(['normal', 'error_500', 'caido']).default('normal'),
+    defecto: 'normal',
+  },
+  PAC_SANDBOX_ESPERA_MAXIMA_MS: {
+    descripcion: 'Cuánto retiene el PAC sandbox una solicitud SANDBOX:TIMEOUT antes de cerrar la conexión.',
+    esquema: entero(300_000, 0, 3_600_000),
+    defecto: '300000',
+  },
   PAC_LIVE_URL: {
     descripcion: 'URL base del PAC real para el modo live. Sin ella el timbrado live responde 503.',
     esquema: z.string().url().optional(),
@@ -160,6 +201,17 @@ export interface Config {
   pac: {
     sandboxUrl: string;
     sandboxPort: number;
+    /** Settings of the sandbox PAC process itself. */
+    sandbox: {
+      datos?: string;
+      usuario?: string;
+      contrasena?: string;
+      plazoAceptacionMs: number;
+      ventanaSinAceptacionMs: number;
+      latenciaMs: number;
+      falla: 'normal' | 'error_500' | 'caido';
+      esperaMaximaMs: number;
+    };
     live?: { url: string; usuario?: string; contrasena?: string };
   };
   chromiumPath?: string;
@@ -198,6 +250,16 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     pac: {
       sandboxUrl: e.PAC_SANDBOX_URL,
       sandboxPort: e.PAC_SANDBOX_PORT,
+      sandbox: {
+        datos: e.PAC_SANDBOX_DATOS,
+        usuario: e.PAC_SANDBOX_USUARIO,
+        contrasena: e.PAC_SANDBOX_CONTRASENA,
+        plazoAceptacionMs: e.PAC_SANDBOX_PLAZO_ACEPTACION_MS,
+        ventanaSinAceptacionMs: e.PAC_SANDBOX_VENTANA_SIN_ACEPTACION_MS,
+        latenciaMs: e.PAC_SANDBOX_LATENCIA_MS,
+        falla: e.PAC_SANDBOX_FALLA,
+        esperaMaximaMs: e.PAC_SANDBOX_ESPERA_MAXIMA_MS,
+      },
       live: e.PAC_LIVE_URL
         ? { url: e.PAC_LIVE_URL, usuario: e.PAC_LIVE_USUARIO, contrasena: e.PAC_LIVE_CONTRASENA }
         : undefined,

@@ -8,7 +8,7 @@ import { ErrorPacNoConfigurado, type PuertoPac } from './puerto';
  * ErrorPacNoConfigurado (a 503 for the API), so nothing is ever sent to the sandbox by mistake.
  */
 export interface OpcionesPacs {
-  pac: ConfigSinSecretos['pac'];
+  pac: Pick<ConfigSinSecretos['pac'], 'sandboxUrl' | 'live'>;
   /** Credentials the sandbox accepts (it accepts any unless PAC_SANDBOX_USUARIO is set). */
   sandbox?: { usuario: string; contrasena: string };
   timeoutMs?: number;

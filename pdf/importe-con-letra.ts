@@ -59,7 +59,10 @@ function hastaMil(n: number): string {
   const partes: string[] = [];
   if (c > 0) partes.push(CENTENAS[c]!);
   if (r > 0 && r < 30) partes.push(HASTA_VEINTINUEVE[r]!);
-  else if (r >= 30) partes.push(r % 10 === 0 ? DECENAS[r / 10]! : `${DECENAS[Math.floor(r / 10)]} Y ${HASTA_VEINTINUEVE[r % 10]}`);
+  else if (r >= 30)
+    partes.push(
+      r % 10 === 0 ? DECENAS[r / 10]! : `${DECENAS[Math.floor(r / 10)]} Y ${HASTA_VEINTINUEVE[r % 10]}`,
+    );
   return partes.join(' ');
 }
 

@@ -101,7 +101,8 @@ export class RenderizadorPdf {
         }
         throw new ErrorRenderizado(`El PDF no se generó en ${this.tiempoLimiteMs} ms`, e);
       }
-      const caida = e instanceof ErrorPaginaCaida || !pestana.navegador.connected || pestana.pagina.isClosed();
+      const caida =
+        e instanceof ErrorPaginaCaida || !pestana.navegador.connected || pestana.pagina.isClosed();
       throw new ErrorRenderizado(
         `No se pudo generar el PDF: ${(e as Error).message}`,
         caida && !(e instanceof ErrorPaginaCaida) ? new ErrorPaginaCaida((e as Error).message) : e,

@@ -212,7 +212,8 @@ function conceptos(r: Redactor, c: Nodo): string {
 function detalleConcepto(r: Redactor, k: Nodo): string {
   const lineas = [`<span class="et">Objeto imp.</span> ${r.codigo('objeto_imp', k.atributos['ObjetoImp'])}`];
   const impuestos = hijo(k, 'Impuestos');
-  for (const t of hijos(hijo(impuestos, 'Traslados'), 'Traslado')) lineas.push(lineaImpuesto(r, 'Traslado', t));
+  for (const t of hijos(hijo(impuestos, 'Traslados'), 'Traslado'))
+    lineas.push(lineaImpuesto(r, 'Traslado', t));
   for (const t of hijos(hijo(impuestos, 'Retenciones'), 'Retencion')) {
     lineas.push(lineaImpuesto(r, 'Retención', t));
   }
@@ -262,7 +263,9 @@ function resumen(r: Redactor, c: Nodo): string {
     filas.push(fila(etiqueta, b['Importe'] ? importe(b['Importe']) : `base ${importe(b['Base'])}`));
   }
   for (const t of hijos(hijo(impuestos, 'Retenciones'), 'Retencion')) {
-    filas.push(fila(`${esc(nombreImpuesto(r, t.atributos['Impuesto']))} retenido`, importe(t.atributos['Importe'])));
+    filas.push(
+      fila(`${esc(nombreImpuesto(r, t.atributos['Impuesto']))} retenido`, importe(t.atributos['Importe'])),
+    );
   }
   let letra = '';
   try {
@@ -291,17 +294,20 @@ function seccionPagos(r: Redactor, pagos: Nodo): string {
     } catch {
       letra = undefined;
     }
-    const datos = r.datos([
-      ['Fecha de pago', a['FechaPago'] ? fecha(a['FechaPago']) : undefined],
-      ['Forma de pago', r.codigo('forma_pago', a['FormaDePagoP'])],
-      ['Moneda', r.codigo('moneda', monedaP)],
-      ['Tipo de cambio', esc(a['TipoCambioP'])],
-      ['Monto', a['Monto'] ? `<b>${esc(monedaP)} ${importe(a['Monto'])}</b>` : undefined],
-      ['Núm. de operación', esc(a['NumOperacion'])],
-      ['Cuenta ordenante', esc(cuenta(a['RfcEmisorCtaOrd'], a['NomBancoOrdExt'], a['CtaOrdenante']))],
-      ['Cuenta beneficiaria', esc(cuenta(a['RfcEmisorCtaBen'], undefined, a['CtaBeneficiario']))],
-      ['Monto con letra', esc(letra), true],
-    ], true);
+    const datos = r.datos(
+      [
+        ['Fecha de pago', a['FechaPago'] ? fecha(a['FechaPago']) : undefined],
+        ['Forma de pago', r.codigo('forma_pago', a['FormaDePagoP'])],
+        ['Moneda', r.codigo('moneda', monedaP)],
+        ['Tipo de cambio', esc(a['TipoCambioP'])],
+        ['Monto', a['Monto'] ? `<b>${esc(monedaP)} ${importe(a['Monto'])}</b>` : undefined],
+        ['Núm. de operación', esc(a['NumOperacion'])],
+        ['Cuenta ordenante', esc(cuenta(a['RfcEmisorCtaOrd'], a['NomBancoOrdExt'], a['CtaOrdenante']))],
+        ['Cuenta beneficiaria', esc(cuenta(a['RfcEmisorCtaBen'], undefined, a['CtaBeneficiario']))],
+        ['Monto con letra', esc(letra), true],
+      ],
+      true,
+    );
     const documentos = hijos(p, 'DoctoRelacionado').map((dr) => {
       const b = dr.atributos;
       return (
@@ -315,7 +321,9 @@ function seccionPagos(r: Redactor, pagos: Nodo): string {
     });
     const impuestosP = hijo(p, 'ImpuestosP');
     const lineas = [
-      ...hijos(hijo(impuestosP, 'TrasladosP'), 'TrasladoP').map((t) => lineaImpuesto(r, 'Traslado', sinSufijo(t, 'P'))),
+      ...hijos(hijo(impuestosP, 'TrasladosP'), 'TrasladoP').map((t) =>
+        lineaImpuesto(r, 'Traslado', sinSufijo(t, 'P')),
+      ),
       ...hijos(hijo(impuestosP, 'RetencionesP'), 'RetencionP').map((t) =>
         lineaImpuesto(r, 'Retención', sinSufijo(t, 'P')),
       ),
@@ -329,7 +337,9 @@ function seccionPagos(r: Redactor, pagos: Nodo): string {
         `<th class="num">Saldo anterior</th><th class="num">Importe pagado</th>` +
         `<th class="num">Saldo insoluto</th><th>Obj. imp.</th></tr></thead>` +
         `<tbody>${documentos.join('')}</tbody></table>` +
-        (lineas.length ? `<div class="impuestos-pago">${lineas.map((l) => `<div>${l}</div>`).join('')}</div>` : '') +
+        (lineas.length
+          ? `<div class="impuestos-pago">${lineas.map((l) => `<div>${l}</div>`).join('')}</div>`
+          : '') +
         `</div>`,
     );
   }
@@ -407,7 +417,9 @@ class Redactor {
   /** A label/value list; `dos` lays it out in two pairs per line, a wide row taking a whole line. */
   datos(filas: Fila[], dos = false): string {
     const presentes = filas.filter((f) => f[1] !== undefined && f[1] !== '');
-    const html = presentes.map(([e, v, ancha]) => `<dt>${e}</dt><dd${ancha ? ' class="ancha"' : ''}>${v}</dd>`);
+    const html = presentes.map(
+      ([e, v, ancha]) => `<dt>${e}</dt><dd${ancha ? ' class="ancha"' : ''}>${v}</dd>`,
+    );
     return `<dl class="datos${dos ? ' dos' : ''}">${html.join('')}</dl>`;
   }
 }
@@ -442,7 +454,8 @@ function cuenta(rfcBanco?: string, banco?: string, numero?: string): string | un
 }
 
 const seccion = (titulo: string, contenido: string) => `<section><h2>${titulo}</h2>${contenido}</section>`;
-const fila = (etiqueta: string, valor: string) => `<tr><th>${etiqueta}</th><td class="num">${valor}</td></tr>`;
+const fila = (etiqueta: string, valor: string) =>
+  `<tr><th>${etiqueta}</th><td class="num">${valor}</td></tr>`;
 
 /** `1234567.500000` → `1,234,567.500000`: thousands separated, decimals exactly as stamped. */
 export function importe(valor: string | undefined): string {
@@ -468,8 +481,10 @@ export function esc(texto: string | undefined): string {
 }
 
 const local = (n: Nodo): string => partesNombre(n.nombre)[1];
-const hijo = (n: Nodo | undefined, nombre: string): Nodo | undefined => n?.hijos.find((h) => local(h) === nombre);
-const hijos = (n: Nodo | undefined, nombre: string): Nodo[] => n?.hijos.filter((h) => local(h) === nombre) ?? [];
+const hijo = (n: Nodo | undefined, nombre: string): Nodo | undefined =>
+  n?.hijos.find((h) => local(h) === nombre);
+const hijos = (n: Nodo | undefined, nombre: string): Nodo[] =>
+  n?.hijos.filter((h) => local(h) === nombre) ?? [];
 
 // ---------------------------------------------------------------------------------------------------------
 // Style
@@ -497,7 +512,10 @@ function paleta(color: string): Paleta {
   return {
     acento: `#${hex.toUpperCase()}`,
     sobreAcento: luminancia > 0.45 ? '#111111' : '#FFFFFF',
-    tinte: `#${tinte.map((v) => v.toString(16).padStart(2, '0')).join('').toUpperCase()}`,
+    tinte: `#${tinte
+      .map((v) => v.toString(16).padStart(2, '0'))
+      .join('')
+      .toUpperCase()}`,
   };
 }
 

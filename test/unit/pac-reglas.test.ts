@@ -494,10 +494,10 @@ describe('adaptador Finkok: de respuestas SOAP a resultados del puerto', () => {
 
   it('fábrica: test → sandbox; live sin credenciales → ErrorPacNoConfigurado (503)', async () => {
     expect(
-      crearPacPara('test', { pac: { sandboxUrl: 'http://127.0.0.1:3100', sandboxPort: 3100 } }),
+      crearPacPara('test', { pac: { sandboxUrl: 'http://127.0.0.1:3100' } }),
     ).toBeInstanceOf(PacFinkok);
     const live = crearPacPara('live', {
-      pac: { sandboxUrl: 'http://x', sandboxPort: 1, live: { url: 'https://facturacion.finkok.com' } },
+      pac: { sandboxUrl: 'http://x', live: { url: 'https://facturacion.finkok.com' } },
     });
     const e = await live.timbrar(s.xml).catch((x: unknown) => x);
     expect(e).toBeInstanceOf(ErrorPacNoConfigurado);

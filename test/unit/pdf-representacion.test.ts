@@ -121,7 +121,9 @@ describe('htmlRepresentacion con el CFDI real timbrado', () => {
   });
 
   it('usa el color de acento en encabezados, tablas y reglas', () => {
-    expect(html).toContain(`h2 {\n  margin: 0 0 1.6mm; padding-bottom: 0.8mm; border-bottom: 0.35mm solid ${ACENTO};`);
+    expect(html).toContain(
+      `h2 {\n  margin: 0 0 1.6mm; padding-bottom: 0.8mm; border-bottom: 0.35mm solid ${ACENTO};`,
+    );
     expect(html).toContain(`background: ${ACENTO}; color: #FFFFFF;`);
     expect(html.split(ACENTO).length).toBeGreaterThan(8);
   });
@@ -249,7 +251,10 @@ describe('htmlRepresentacion: entradas hostiles o inválidas', () => {
   });
 
   it('un XML hostil llega escapado también por el parser', () => {
-    const xml = leer(REAL).replace('Descripcion="RECARGA IDMX"', 'Descripcion="&lt;/style&gt;&lt;script&gt;x()&lt;/script&gt;"');
+    const xml = leer(REAL).replace(
+      'Descripcion="RECARGA IDMX"',
+      'Descripcion="&lt;/style&gt;&lt;script&gt;x()&lt;/script&gt;"',
+    );
     const html = htmlRepresentacion(xml, { colorAcento: ACENTO });
     expect(html).toContain('&lt;/style&gt;&lt;script&gt;x()&lt;/script&gt;');
     expect(html).not.toContain('<script');
