@@ -493,9 +493,7 @@ describe('adaptador Finkok: de respuestas SOAP a resultados del puerto', () => {
   });
 
   it('fábrica: test → sandbox; live sin credenciales → ErrorPacNoConfigurado (503)', async () => {
-    expect(
-      crearPacPara('test', { pac: { sandboxUrl: 'http://127.0.0.1:3100' } }),
-    ).toBeInstanceOf(PacFinkok);
+    expect(crearPacPara('test', { pac: { sandboxUrl: 'http://127.0.0.1:3100' } })).toBeInstanceOf(PacFinkok);
     const live = crearPacPara('live', {
       pac: { sandboxUrl: 'http://x', live: { url: 'https://facturacion.finkok.com' } },
     });
