@@ -1,8 +1,11 @@
+import { crearActividadesCancelacion } from './cancelacion';
 import { crearActividadesPdf, type GeneradorPdf } from './pdf';
 import { crearActividadesSonda, type DepsSonda } from './sonda-salud';
+import type { PuertoPac } from '../pac/puerto';
 import { crearActividadesTimbrado, type DepsTimbrado } from './timbrado';
 
-export type DepsActividades = DepsSonda & DepsTimbrado & { pdf: GeneradorPdf };
+export type DepsActividades = DepsSonda &
+  DepsTimbrado & { pdf: GeneradorPdf; pacPara(modo: 'test' | 'live'): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
 export function crearActividades(deps: DepsActividades) {
@@ -10,6 +13,7 @@ export function crearActividades(deps: DepsActividades) {
     ...crearActividadesSonda(deps),
     ...crearActividadesTimbrado(deps),
     ...crearActividadesPdf(deps),
+    ...crearActividadesCancelacion(deps),
   };
 }
 

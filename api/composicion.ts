@@ -14,7 +14,7 @@ import { crearServicioCertificados } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
 import { crearServicioCuenta } from '../servicios/cuenta';
 import { crearServicioEventos } from '../servicios/eventos';
-import { crearServicioFacturas, type Timbrador } from '../servicios/facturas';
+import { crearServicioFacturas, type Cancelador, type Timbrador } from '../servicios/facturas';
 import { crearServicioLlaves } from '../servicios/llaves';
 import { crearServicioOrganizaciones } from '../servicios/organizaciones';
 import { crearServicioProductos } from '../servicios/productos';
@@ -25,8 +25,9 @@ export function crearServicios(deps: {
   catalogos: ConsultaCatalogos;
   boveda: Boveda;
   timbrador: Timbrador;
+  cancelador: Cancelador;
 }) {
-  const { db, catalogos, boveda, timbrador } = deps;
+  const { db, catalogos, boveda, timbrador, cancelador } = deps;
   const llavesRepo = crearRepositorioLlaves(db);
   const cuenta = crearServicioCuenta({ cuentas: crearRepositorioCuentas(db) });
   const organizaciones = crearServicioOrganizaciones({
@@ -57,6 +58,7 @@ export function crearServicios(deps: {
       productos,
       catalogos,
       timbrador,
+      cancelador,
     }),
     certificados: crearServicioCertificados({
       certificados: crearRepositorioCertificados(db),

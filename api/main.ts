@@ -4,6 +4,7 @@ import { crearBoveda } from '../seguridad/boveda';
 import { crearKnex } from '../db/conexion';
 import { crearLogger } from '../log/logger';
 import { conectarCliente } from '../temporal/conexion';
+import { crearCanceladorTemporal } from '../temporal/cancelador';
 import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { crearApp } from './app';
 import { crearServicios } from './composicion';
@@ -26,6 +27,12 @@ async function main() {
         taskQueue: config.temporal.taskQueue,
         esperaMs: config.timbradoEsperaMs,
         pacLiveConfigurado: Boolean(config.pac.live),
+      }),
+      cancelador: crearCanceladorTemporal({
+        cliente: temporal,
+        taskQueue: config.temporal.taskQueue,
+        esperaMs: config.timbradoEsperaMs,
+        intervaloSondeoMs: config.cancelacionSondeoMs,
       }),
     }),
     limite: config.limiteSolicitudes,

@@ -158,6 +158,12 @@ export const VARIABLES = {
     esquema: entero(8000, 0, 120_000),
     defecto: '8000',
   },
+  CANCELACION_SONDEO_MS: {
+    descripcion:
+      'Cada cuánto se consulta al SAT (vía el PAC) una cancelación que espera la respuesta del receptor.',
+    esquema: entero(1_800_000, 100, 86_400_000),
+    defecto: '1800000',
+  },
   SALUD_TIMEOUT_MS: {
     descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
     esquema: entero(5000, 100, 60_000),
@@ -219,6 +225,7 @@ export interface Config {
   saludTimeoutMs: number;
   limiteSolicitudes: { porSegundo: number; rafaga: number };
   timbradoEsperaMs: number;
+  cancelacionSondeoMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -272,6 +279,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     saludTimeoutMs: e.SALUD_TIMEOUT_MS,
     limiteSolicitudes: { porSegundo: e.LIMITE_SOLICITUDES_POR_SEGUNDO, rafaga: e.LIMITE_SOLICITUDES_RAFAGA },
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
+    cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
   };
 }
 

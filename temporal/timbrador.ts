@@ -4,6 +4,7 @@ import { ApiError } from '../api/errores';
 import type { Timbrador } from '../servicios/facturas';
 import { esperarTimbrado, type timbrarFactura } from '../workflows/timbrado';
 import { ATRIBUTOS } from './atributos';
+import { esperarAcotado } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
 
@@ -42,20 +43,10 @@ export function crearTimbradorTemporal(d: {
           { key: ATRIBUTOS.EstadoFactura, value: 'timbrando' },
         ],
       });
-      const espera = d.cliente.workflow.executeUpdateWithStart(esperarTimbrado, {
-        startWorkflowOperation: inicio,
-      });
-      let reloj: NodeJS.Timeout | undefined;
-      const limite = new Promise<'pendiente'>((r) => {
-        reloj = setTimeout(() => r('pendiente'), d.esperaMs);
-      });
-      try {
-        // Whatever wins, the workflow goes on: the answer is read back from MySQL by the caller.
-        await Promise.race([espera, limite]);
-      } finally {
-        clearTimeout(reloj);
-        espera.catch(() => undefined);
-      }
+      await esperarAcotado(
+        d.cliente.workflow.executeUpdateWithStart(esperarTimbrado, { startWorkflowOperation: inicio }),
+        d.esperaMs,
+      );
     },
   };
 }

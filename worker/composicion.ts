@@ -1,13 +1,13 @@
 import type { Knex } from 'knex';
 import type { DepsActividades } from '../activities';
-import type { PacTimbrado } from '../activities/timbrado';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioEventos } from '../db/repositorios/eventos';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
+import type { PuertoPac } from '../pac/puerto';
 import type { Navegador } from '../pdf/navegador';
 import { RenderizadorPdf } from '../pdf/renderizador';
-import { htmlRepresentacion } from '../pdf/representacion';
+import { htmlRepresentacion, type CatalogoDescripcion, type Descripciones } from '../pdf/representacion';
 import type { Boveda } from '../seguridad/boveda';
 
 /** The worker's composition root: the same wiring for the worker process and the integration tests. */
@@ -16,15 +16,34 @@ export function crearDepsActividades(o: {
   navegador: Navegador;
   catalogos: ConsultaCatalogos;
   boveda: Boveda;
-  pacPara: (modo: 'test' | 'live') => PacTimbrado;
+  pacPara: (modo: 'test' | 'live') => PuertoPac;
   identidadWorker: string;
 }): DepsActividades {
   const renderizador = new RenderizadorPdf(o.navegador);
+  const c = o.catalogos;
+  // The printed representation shows each code with its catalog description.
+  const lecturas: Partial<
+    Record<CatalogoDescripcion, (clave: string) => { descripcion: string } | undefined>
+  > = {
+    regimen_fiscal: (k) => c.regimenFiscal(k),
+    uso_cfdi: (k) => c.usoCfdi(k),
+    forma_pago: (k) => c.formaPago(k),
+    metodo_pago: (k) => c.metodoPago(k),
+    moneda: (k) => c.moneda(k),
+    clave_unidad: (k) => c.claveUnidad(k),
+    objeto_imp: (k) => c.objetoImp(k),
+    exportacion: (k) => c.exportacion(k),
+    tipo_relacion: (k) => c.tipoRelacion(k),
+  };
+  const descripciones: Descripciones = (catalogo, clave) => lecturas[catalogo]?.(clave)?.descripcion;
   return {
     ...o,
     facturas: crearRepositorioFacturas(o.db),
     eventos: crearRepositorioEventos(o.db),
     certificados: crearRepositorioCertificados(o.db),
-    pdf: { generar: (xml, colorAcento) => renderizador.renderizar(htmlRepresentacion(xml, { colorAcento })) },
+    pdf: {
+      generar: (xml, colorAcento) =>
+        renderizador.renderizar(htmlRepresentacion(xml, { colorAcento, descripciones })),
+    },
   };
 }

@@ -1,2 +1,3 @@
+export { cancelarFactura } from './cancelacion';
 export { sondaSalud } from './sonda-salud';
 export { timbrarFactura } from './timbrado';

@@ -22,6 +22,10 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
     const { status, factura } = await facturas.timbrar(alcanceDe(req), req.params.id);
     res.status(status).json(factura);
   });
+  r.post('/v1/facturas/:id/cancelar', async (req, res) => {
+    const { status, factura } = await facturas.cancelar(alcanceDe(req), req.params.id, req.body);
+    res.status(status).json(factura);
+  });
   r.get('/v1/facturas/:id/xml', async (req, res) => {
     // Byte for byte as stamped: sent as a Buffer so nothing re-encodes it.
     res.type('application/xml').send(Buffer.from(await facturas.xml(alcanceDe(req), req.params.id), 'utf8'));

@@ -18,6 +18,16 @@ export interface Timbrador {
   timbrar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
 }
 
+/** Starts (or joins) the one cancellation workflow of an invoice and waits for the PAC's first answer. */
+export interface Cancelador {
+  cancelar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
+}
+
+export interface SolicitudCancelacion {
+  motivo: '01' | '02' | '03' | '04';
+  uuid_sustitucion?: string;
+}
+
 export interface DepsFacturas {
   facturas: RepositorioFacturas;
   eventos: RepositorioEventos;
@@ -26,6 +36,7 @@ export interface DepsFacturas {
   productos: ServicioProductos;
   catalogos: ConsultaCatalogos;
   timbrador: Timbrador;
+  cancelador: Cancelador;
   ahora?: () => Date;
 }
 
@@ -108,6 +119,74 @@ export function crearServicioFacturas(deps: DepsFacturas) {
       await repo.actualizar(repo.db, a, id, { timbrado_estado: 'pendiente', timbrado_error: null });
       await deps.timbrador.timbrar(a, { id, organizacionId: f.organizacion_id });
       return resultado(a, id, 200);
+    },
+
+    /**
+     * POST …/cancelar: only a stamped invoice, one cancellation at a time; motivo 01 names the stamped
+     * replacement, an invoice of the same organization that relates to this one with tipo_relacion 04.
+     */
+    async cancelar(a: Alcance, id: string, s: SolicitudCancelacion): Promise<RespuestaFactura> {
+      const f = await fila(a, id);
+      if (f.estado !== 'timbrada') {
+        throw new ApiError(
+          'conflicto',
+          'factura_no_timbrada',
+          `Solo se cancela una factura timbrada; la factura ${id} está ${f.estado}.`,
+          'id',
+        );
+      }
+      const previa = (typeof f.cancelacion === 'string' ? JSON.parse(f.cancelacion) : f.cancelacion) as {
+        estado: string;
+      } | null;
+      if (previa && ['solicitada', 'en_proceso'].includes(previa.estado)) {
+        throw new ApiError(
+          'conflicto',
+          'cancelacion_en_curso',
+          `La cancelación de ${id} ya está en curso.`,
+          'id',
+        );
+      }
+      if (s.motivo === '01') {
+        if (!s.uuid_sustitucion) {
+          throw new ApiError(
+            'solicitud_invalida',
+            'uuid_sustitucion_requerido',
+            'Con motivo 01 se requiere uuid_sustitucion: el UUID de la factura que sustituye a esta.',
+            'uuid_sustitucion',
+          );
+        }
+        const sustituta = await repo
+          .consulta(a, { organizacionId: f.organizacion_id, estado: 'timbrada' })
+          .where('uuid', s.uuid_sustitucion.toUpperCase())
+          .first();
+        const relaciones = sustituta
+          ? (dtoFactura(sustituta).relaciones as { tipo_relacion: string; uuids: string[] }[])
+          : [];
+        const relaciona = relaciones.some(
+          (r) => r.tipo_relacion === '04' && r.uuids.some((u) => u.toUpperCase() === f.uuid),
+        );
+        if (!relaciona) {
+          throw new ApiError(
+            'regla_de_negocio',
+            'sustitucion_invalida',
+            `uuid_sustitucion debe ser una factura timbrada de la misma organización que relacione ${f.uuid} con tipo_relacion 04.`,
+            'uuid_sustitucion',
+          );
+        }
+      }
+      const ahoraIso = ahora().toISOString();
+      await repo.actualizar(repo.db, a, id, {
+        cancelacion: JSON.stringify({
+          estado: 'solicitada',
+          motivo: s.motivo,
+          uuid_sustitucion: s.uuid_sustitucion?.toUpperCase() ?? null,
+          solicitada_en: ahoraIso,
+          actualizada_en: ahoraIso,
+        }),
+      });
+      await deps.cancelador.cancelar(a, { id, organizacionId: f.organizacion_id });
+      const final = await fila(a, id);
+      return { status: final.estado === 'cancelada' ? 200 : 202, factura: dtoFactura(final) };
     },
 
     obtener: async (a: Alcance, id: string) => dtoFactura(await fila(a, id)),

@@ -15,6 +15,7 @@ import { crearBoveda } from '../../seguridad/boveda';
 import { crearDepsActividades } from '../../worker/composicion';
 import { crearWorker, identidadWorker } from '../../worker/crear';
 import { crearPacPara } from '../../pac/fabrica';
+import { crearCanceladorTemporal } from '../../temporal/cancelador';
 import { crearTimbradorTemporal } from '../../temporal/timbrador';
 
 let runtimeInstalado = false;
@@ -53,6 +54,8 @@ export interface OpcionesPila {
   limite?: { porSegundo: number; rafaga: number };
   /** The API's bounded wait for stamping (default 15 s: the test machine may be loaded). */
   timbradoEsperaMs?: number;
+  /** SAT status polling of cancellations awaiting the receiver (default 500 ms in tests). */
+  cancelacionSondeoMs?: number;
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -114,6 +117,12 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
       pacLiveConfigurado: Boolean(config.pac.live),
+    }),
+    cancelador: crearCanceladorTemporal({
+      cliente,
+      taskQueue,
+      esperaMs: op.timbradoEsperaMs ?? 15_000,
+      intervaloSondeoMs: op.cancelacionSondeoMs ?? 500,
     }),
   });
   const api = await escuchar(

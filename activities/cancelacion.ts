@@ -1,0 +1,134 @@
+import type { Knex } from 'knex';
+import type { Alcance } from '../api/alcance';
+import { abrirLlave } from '../cfdi/csd';
+import type { RepositorioCertificados } from '../db/repositorios/certificados';
+import type { RepositorioEventos } from '../db/repositorios/eventos';
+import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
+import type { PuertoPac } from '../pac/puerto';
+import type { Boveda } from '../seguridad/boveda';
+import type { DocumentoFactura } from '../servicios/facturas/documento';
+import { dtoFactura } from '../servicios/facturas/dto';
+import type { EntradaTimbrado } from './timbrado';
+
+export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada';
+
+interface Cancelacion {
+  estado: 'solicitada' | 'en_proceso' | 'aceptada' | 'rechazada' | 'vencida';
+  motivo: '01' | '02' | '03' | '04';
+  uuid_sustitucion: string | null;
+  solicitada_en: string;
+  actualizada_en: string;
+  error?: { codigo: string; mensaje: string };
+}
+
+export interface DepsCancelacion {
+  db: Knex;
+  facturas: RepositorioFacturas;
+  eventos: RepositorioEventos;
+  certificados: RepositorioCertificados;
+  boveda: Boveda;
+  pacPara(modo: 'test' | 'live'): Pick<PuertoPac, 'cancelar' | 'estatusSat'>;
+}
+
+const alcanceDe = (e: EntradaTimbrado): Alcance => ({
+  cuentaId: e.cuentaId,
+  modo: e.modo,
+  llaveId: 'worker',
+});
+const CANCELADO = new Set(['Cancelado sin aceptación', 'Cancelado con aceptación', 'Plazo vencido']);
+
+export function crearActividadesCancelacion(d: DepsCancelacion) {
+  /** Moves the cancellation state (and the invoice, when final) with its event, in one transaction. */
+  async function registrar(e: EntradaTimbrado, estado: EstadoCancelacion, error?: Cancelacion['error']) {
+    const a = alcanceDe(e);
+    await d.db.transaction(async (trx) => {
+      const f = await d.facturas.bloquear(trx, a, e.facturaId);
+      const c = f && json<Cancelacion>(f.cancelacion);
+      if (!f || !c || f.estado === 'cancelada' || c.estado === 'rechazada') return;
+      const nueva: Cancelacion = {
+        ...c,
+        estado: estado === 'cancelada' ? 'aceptada' : estado,
+        actualizada_en: new Date().toISOString(),
+        ...(error ? { error } : {}),
+      };
+      if (estado === 'en_proceso' && c.estado === 'en_proceso') return;
+      await d.facturas.actualizar(trx, a, e.facturaId, {
+        cancelacion: JSON.stringify(nueva),
+        ...(estado === 'cancelada' ? { estado: 'cancelada' } : {}),
+      });
+      const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, trx))!);
+      if (estado === 'cancelada') await d.eventos.registrar(trx, a, 'factura.cancelada', factura);
+      if (estado === 'rechazada')
+        await d.eventos.registrar(trx, a, 'factura.cancelacion_fallida', { ...error, factura });
+    });
+  }
+
+  async function datos(e: EntradaTimbrado) {
+    const f = await d.facturas.obtener(alcanceDe(e), e.facturaId);
+    if (!f?.uuid) throw new Error(`factura ${e.facturaId} sin UUID`);
+    const doc = json<DocumentoFactura>(f.documento)!;
+    return { f, doc, c: json<Cancelacion>(f.cancelacion)! };
+  }
+
+  return {
+    /** Sends the cancellation signed with the organization's CSD (the PAC answers 202 to a repeat). */
+    async solicitarCancelacion(e: EntradaTimbrado): Promise<EstadoCancelacion> {
+      const { f, doc, c } = await datos(e);
+      if (f.estado === 'cancelada') return 'cancelada';
+      const cert = await d.certificados.activoConSecretos(alcanceDe(e), f.organizacion_id);
+      if (!cert) {
+        const error = {
+          codigo: 'organizacion_sin_certificado',
+          mensaje: 'La organización no tiene un CSD activo para firmar la cancelación.',
+        };
+        await registrar(e, 'rechazada', error);
+        return 'rechazada';
+      }
+      const s = d.boveda.abrir(
+        { cuentaId: e.cuentaId, modo: e.modo, registroId: cert.id },
+        cert.dek_cifrada,
+        { llave: cert.llave_cifrada, contrasena: cert.contrasena_cifrada },
+        cert.version_clave,
+      );
+      const llave = abrirLlave(s.llave!, s.contrasena!.toString('utf8'));
+      if (!llave.ok) throw new Error('el CSD guardado no abre: revise la clave maestra');
+      const r = await d.pacPara(e.modo).cancelar({
+        rfcEmisor: doc.entrada.emisor.rfc,
+        rfcReceptor: doc.entrada.receptor.rfc,
+        uuid: f.uuid!,
+        motivo: c.motivo,
+        folioSustitucion: c.uuid_sustitucion ?? undefined,
+        total: doc.importes.total,
+        firma: { cer: cert.cer, llave: llave.llave },
+      });
+      if (r.tipo === 'rechazada') {
+        await registrar(e, 'rechazada', { codigo: r.codigo, mensaje: r.mensaje });
+        return 'rechazada';
+      }
+      const estado: EstadoCancelacion = CANCELADO.has(r.estatusCancelacion) ? 'cancelada' : 'en_proceso';
+      await registrar(e, estado);
+      return estado;
+    },
+
+    /** Asks the SAT (through the PAC) where a cancellation awaiting the receiver stands. */
+    async consultarCancelacion(e: EntradaTimbrado): Promise<EstadoCancelacion> {
+      const { f, doc } = await datos(e);
+      const s = await d.pacPara(e.modo).estatusSat({
+        rfcEmisor: doc.entrada.emisor.rfc,
+        rfcReceptor: doc.entrada.receptor.rfc,
+        total: doc.importes.total,
+        uuid: f.uuid!,
+      });
+      if (s.estado === 'Cancelado' || CANCELADO.has(s.estatusCancelacion)) {
+        await registrar(e, 'cancelada');
+        return 'cancelada';
+      }
+      if (s.estatusCancelacion === 'Solicitud rechazada') {
+        const error = { codigo: 'solicitud_rechazada', mensaje: 'El receptor rechazó la cancelación.' };
+        await registrar(e, 'rechazada', error);
+        return 'rechazada';
+      }
+      return 'en_proceso';
+    },
+  };
+}

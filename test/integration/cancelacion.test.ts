@@ -1,0 +1,91 @@
+import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
+import { iniciarPila, type Pila } from '../support/pila';
+
+describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SAT)', () => {
+  let pila: Pila;
+  let c: Awaited<ReturnType<typeof cuentaLista>>;
+  beforeAll(async () => {
+    pila = await iniciarPila({ timbradoEsperaMs: 10_000 });
+    c = await cuentaLista(pila);
+  });
+  afterAll(() => pila.detener());
+
+  const timbrada = async (extra: Record<string, unknown> = {}) => {
+    const r = await c.http.post('/v1/facturas', facturaNueva(c, extra));
+    expect(r.status).toBe(201);
+    return r.body as { id: string; uuid: string };
+  };
+  const receptor = (uuid: string, accion: 'aceptar' | 'rechazar') =>
+    fetch(`${pila.pacUrl}/sandbox/cancelaciones/${uuid}/${accion}`, { method: 'POST' });
+  const final = (id: string) =>
+    esperar(async () => {
+      const f = await c.http.get(`/v1/facturas/${id}`);
+      return ['en_proceso', 'solicitada'].includes(f.body.cancelacion?.estado) ? undefined : f.body;
+    });
+
+  it('sin aceptación (dentro del plazo tras el timbrado): 200 cancelada y factura.cancelada', async () => {
+    const f = await timbrada();
+    const r = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' });
+    expect(r.status).toBe(200);
+    expect(r.body).toMatchObject({ estado: 'cancelada', cancelacion: { estado: 'aceptada', motivo: '02' } });
+    const ev = await c.http.get('/v1/eventos?tipo=factura.cancelada');
+    expect(ev.body.datos.map((e: { datos: { id: string } }) => e.datos.id)).toContain(f.id);
+    const otra = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' });
+    expect(otra.status).toBe(409);
+    expect(otra.body.error.codigo).toBe('factura_no_timbrada');
+  });
+
+  it('con aceptación: 202 en_proceso (sigue timbrada) y, cuando el receptor acepta, cancelada', async () => {
+    const f = await timbrada({ condiciones_pago: 'SANDBOX:CON_ACEPTACION' });
+    const r = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '03' });
+    expect(r.status).toBe(202);
+    expect(r.body).toMatchObject({ estado: 'timbrada', cancelacion: { estado: 'en_proceso', motivo: '03' } });
+    expect((await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '03' })).body.error.codigo).toBe(
+      'cancelacion_en_curso',
+    );
+    expect((await receptor(f.uuid, 'aceptar')).ok).toBe(true);
+    const fin = await final(f.id);
+    expect(fin).toMatchObject({ estado: 'cancelada', cancelacion: { estado: 'aceptada' } });
+  });
+
+  it('el receptor rechaza: sigue timbrada, cancelación rechazada y factura.cancelacion_fallida', async () => {
+    const f = await timbrada({ condiciones_pago: 'SANDBOX:CON_ACEPTACION' });
+    expect((await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' })).status).toBe(202);
+    expect((await receptor(f.uuid, 'rechazar')).ok).toBe(true);
+    const fin = await final(f.id);
+    expect(fin).toMatchObject({ estado: 'timbrada', cancelacion: { estado: 'rechazada' } });
+    const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
+    expect(ev.body.datos[0].datos).toMatchObject({ factura: { id: f.id } });
+  });
+
+  it('motivo 01 exige uuid_sustitucion de una factura timbrada que la relacione con tipo 04', async () => {
+    const f = await timbrada();
+    const sin = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '01' });
+    expect(sin.status).toBe(400);
+    expect(sin.body.error).toMatchObject({
+      codigo: 'uuid_sustitucion_requerido',
+      parametro: 'uuid_sustitucion',
+    });
+    const ajena = await timbrada();
+    const mal = await c.http.post(`/v1/facturas/${f.id}/cancelar`, {
+      motivo: '01',
+      uuid_sustitucion: ajena.uuid,
+    });
+    expect(mal.status).toBe(422);
+    expect(mal.body.error.codigo).toBe('sustitucion_invalida');
+    const sustituta = await timbrada({ relaciones: [{ tipo_relacion: '04', uuids: [f.uuid] }] });
+    const ok = await c.http.post(`/v1/facturas/${f.id}/cancelar`, {
+      motivo: '01',
+      uuid_sustitucion: sustituta.uuid,
+    });
+    expect(ok.status).toBe(200);
+    expect(ok.body.cancelacion).toMatchObject({ motivo: '01', uuid_sustitucion: sustituta.uuid });
+  });
+
+  it('un borrador no se cancela (409)', async () => {
+    const b = await c.http.post('/v1/facturas', facturaNueva(c, { auto_timbrar: false }));
+    const r = await c.http.post(`/v1/facturas/${b.body.id}/cancelar`, { motivo: '02' });
+    expect(r.status).toBe(409);
+    expect(r.body.error.codigo).toBe('factura_no_timbrada');
+  });
+});
