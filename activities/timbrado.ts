@@ -1,3 +1,4 @@
+import type { KeyObject } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { Alcance } from '../api/alcance';
@@ -7,7 +8,11 @@ import { abrirLlave, leerCertificado } from '../cfdi/csd';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { validarComprobante } from '../cfdi/validacion';
-import type { RepositorioCertificados } from '../db/repositorios/certificados';
+import type {
+  FilaCertificado,
+  RepositorioCertificados,
+  SecretosCertificado,
+} from '../db/repositorios/certificados';
 import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
@@ -63,6 +68,24 @@ const alcanceDe = (e: EntradaTimbrado): Alcance => ({
 
 export function crearActividadesTimbrado(d: DepsTimbrado) {
   const ahora = d.ahora ?? (() => new Date());
+  // Opened keys stay in this process's memory only (never in payloads or logs): decrypting the vault and
+  // the .key's PBKDF2 for every invoice was a large share of the stamping cost.
+  const abiertos = new Map<string, { llave: KeyObject; certificado: ReturnType<typeof leerCertificado> }>();
+  function abrirCsd(e: EntradaTimbrado, cert: FilaCertificado & SecretosCertificado) {
+    const guardado = abiertos.get(cert.id);
+    if (guardado) return guardado;
+    const secretos = d.boveda.abrir(
+      { cuentaId: e.cuentaId, modo: e.modo, registroId: cert.id },
+      cert.dek_cifrada,
+      { llave: cert.llave_cifrada, contrasena: cert.contrasena_cifrada },
+      cert.version_clave,
+    );
+    const llave = abrirLlave(secretos.llave!, secretos.contrasena!.toString('utf8'));
+    if (!llave.ok) throw new Error('el CSD guardado no abre: revise la clave maestra');
+    const abierto = { llave: llave.llave, certificado: leerCertificado(cert.cer) };
+    abiertos.set(cert.id, abierto);
+    return abierto;
+  }
 
   async function cargar(e: EntradaTimbrado) {
     const f = await d.facturas.obtener(alcanceDe(e), e.facturaId);
@@ -134,15 +157,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
           },
         };
       }
-      const secretos = d.boveda.abrir(
-        { cuentaId: e.cuentaId, modo: e.modo, registroId: cert.id },
-        cert.dek_cifrada,
-        { llave: cert.llave_cifrada, contrasena: cert.contrasena_cifrada },
-        cert.version_clave,
-      );
-      const llave = abrirLlave(secretos.llave!, secretos.contrasena!.toString('utf8'));
-      if (!llave.ok) throw new Error('el CSD guardado no abre: revise la clave maestra');
-      const certificado = leerCertificado(cert.cer);
+      const { llave, certificado } = abrirCsd(e, cert);
 
       const doc = json<DocumentoFactura>(f.documento)!;
       const entrada = {
@@ -159,7 +174,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
           error: { codigo: violacion.sat ?? violacion.codigo, mensaje: violacion.mensaje },
         };
       }
-      const { xml } = sellarComprobante(nodo, llave.llave);
+      const { xml } = sellarComprobante(nodo, llave);
       // Only the first sealing wins: a concurrent retry reuses it instead of sealing another Fecha.
       await d
         .db('facturas')

@@ -1,9 +1,13 @@
 import { accessSync, constants } from 'node:fs';
+import { setPriority } from 'node:os';
 import { delimiter, join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 
 // The headless shell first: it prints a PDF in-process, while full Chromium's headless mode launches a
 // print-compositor process for every document (measured: ~45 vs ~200 ms of CPU per invoice PDF).
+/** Niceness of the browser process and its renderers (0 normal, 19 lowest). */
+const PRIORIDAD_CHROMIUM = 10;
+
 const NOMBRES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'];
 
 /** Debian's chromium-headless-shell, Google's chrome-headless-shell. */
@@ -57,11 +61,24 @@ export class Navegador {
       if (this.lanzando !== visto) return this.navegador();
     }
     const ejecutable = localizarChromium(this.ejecutable);
-    this.lanzando = puppeteer.launch({
-      executablePath: ejecutable,
-      args: ARGUMENTOS,
-      headless: esShellSinInterfaz(ejecutable) ? 'shell' : true,
-    });
+    this.lanzando = puppeteer
+      .launch({
+        executablePath: ejecutable,
+        args: ARGUMENTOS,
+        headless: esShellSinInterfaz(ejecutable) ? 'shell' : true,
+      })
+      .then((b) => {
+        // PDFs can wait; stamping cannot: Chromium (and the renderers it forks) yields the CPU first.
+        const pid = b.process()?.pid;
+        if (pid) {
+          try {
+            setPriority(pid, PRIORIDAD_CHROMIUM);
+          } catch {
+            // Not permitted here: render at normal priority.
+          }
+        }
+        return b;
+      });
     return this.lanzando;
   }
 

@@ -78,6 +78,7 @@ export class RenderizadorPdf {
     for (const espera of this.esperando.splice(0)) espera(new ErrorRenderizado('Renderizador cerrado'));
     const pestanas = this.libres.splice(0);
     this.abiertas -= pestanas.length;
+    for (const p of pestanas) p.soltar();
     await Promise.all(pestanas.map((p) => p.pagina.close().catch(() => undefined)));
   }
 
@@ -117,6 +118,7 @@ export class RenderizadorPdf {
     for (let p = this.libres.pop(); p; p = this.libres.pop()) {
       if (p.navegador.connected && !p.pagina.isClosed()) return p;
       this.abiertas--;
+      p.soltar();
     }
     if (this.abiertas < this.maximo) return this.abrirContada();
     const pestana = await new Promise<Pestana | Error>((resolver) => this.esperando.push(resolver));

@@ -37,7 +37,18 @@ export function argumentosServidorDev(o: OpcionesServidorDev): string[] {
     '--log-level',
     'warn',
     ...(o.puertoUi === null ? ['--headless'] : ['--ui-port', String(o.puertoUi)]),
-    ...(o.archivoDb ? ['--db-filename', o.archivoDb] : []),
+    // WAL without a sync per commit: every state transition of every workflow is a commit, and an fsync
+    // each made the file-backed dev server the bottleneck. Still safe against process crashes.
+    ...(o.archivoDb
+      ? [
+          '--db-filename',
+          o.archivoDb,
+          '--sqlite-pragma',
+          'journal_mode=wal',
+          '--sqlite-pragma',
+          'synchronous=normal',
+        ]
+      : []),
     ...(o.puertoHttp ? ['--http-port', String(o.puertoHttp)] : []),
     ...(o.puertoMetricas ? ['--metrics-port', String(o.puertoMetricas)] : []),
     ...atributosParaCli().flatMap((a) => ['--search-attribute', a]),

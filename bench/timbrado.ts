@@ -1,0 +1,165 @@
+import { createPrivateKey } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { construirComprobante } from '../cfdi/comprobante/construir';
+import { sellarComprobante } from '../cfdi/comprobante/sellar';
+import { leerCertificado } from '../cfdi/csd';
+import { fechaCfdi } from '../cfdi/fecha';
+import { cargarConfigSinSecretos } from '../config/config';
+import { raizProyecto } from '../config/rutas';
+import { crearKnex } from '../db/conexion';
+import { crearCuentaConLlave } from '../db/repositorios/cuentas';
+import { crearPacFinkok } from '../pac/finkok/cliente';
+
+/**
+ * `npm run bench:timbrado`, with `make up` running: POST /v1/facturas with auto-stamping through the whole
+ * local stack (API → Temporal → worker → sandbox PAC → MySQL) from 16 concurrent clients; then the same work
+ * without Temporal in this one process (build, seal, PAC call, MySQL write) for the ratio.
+ * Last line: timbrado_por_segundo=<n>.
+ */
+const CLIENTES = 16;
+const N = Number(process.env.BENCH_N ?? 400);
+const config = cargarConfigSinSecretos();
+const api = `http://127.0.0.1:${config.api.port}`;
+const CSD = join(
+  raizProyecto(),
+  '..',
+  'shared',
+  'sat',
+  'csd',
+  'valid-csd',
+  'EKU9003173C9_CSD_30001000000500003416',
+);
+const cer = readFileSync(`${CSD}.cer`);
+const key = readFileSync(`${CSD}.key`);
+
+async function pedir(metodo: string, ruta: string, llave: string, cuerpo?: unknown) {
+  const r = await fetch(`${api}${ruta}`, {
+    method: metodo,
+    headers: {
+      authorization: `Basic ${Buffer.from(`${llave}:`).toString('base64')}`,
+      'content-type': 'application/json',
+    },
+    body: cuerpo === undefined ? undefined : JSON.stringify(cuerpo),
+  });
+  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
+}
+
+const percentil = (xs: number[], p: number) =>
+  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
+
+async function carga(n: number, paso: (i: number) => Promise<void>) {
+  const tiempos: number[] = [];
+  let siguiente = 0;
+  const t0 = performance.now();
+  await Promise.all(
+    Array.from({ length: CLIENTES }, async () => {
+      while (siguiente < n) {
+        const i = siguiente++;
+        const t = performance.now();
+        await paso(i);
+        tiempos.push(performance.now() - t);
+      }
+    }),
+  );
+  const s = (performance.now() - t0) / 1000;
+  return { porSegundo: n / s, p50: percentil(tiempos, 0.5), p99: percentil(tiempos, 0.99) };
+}
+
+async function main() {
+  const db = crearKnex(config.databaseUrl);
+  const salud = await fetch(`${api}/salud`).catch(() => undefined);
+  if (salud?.status !== 200) throw new Error(`la pila no está sana en ${api}: ejecute make up primero`);
+  const { llave } = await crearCuentaConLlave(db, 'Bench timbrado');
+  const k = llave.secreto;
+  const org = await pedir('POST', '/v1/organizaciones', k, {
+    rfc: 'EKU9003173C9',
+    nombre: 'ESCUELA KEMPER URGATE',
+    regimen_fiscal: '601',
+    codigo_postal: '42501',
+  });
+  await pedir('POST', '/v1/certificados', k, {
+    organizacion: org.body.id,
+    cer: cer.toString('base64'),
+    llave: key.toString('base64'),
+    contrasena: '12345678a',
+  });
+  const receptor = {
+    rfc: 'MASO451221PM4',
+    nombre: 'MARIA OLIVIA MARTINEZ SAGAZ',
+    regimen_fiscal: '612',
+    domicilio_fiscal: '80290',
+    uso_cfdi: 'G03',
+  };
+  await pedir('POST', '/v1/clientes', k, { ...receptor, organizacion: org.body.id });
+  const concepto = {
+    cantidad: '1',
+    clave_prod_serv: '80111600',
+    clave_unidad: 'E48',
+    descripcion: 'Servicio de consultoría',
+    valor_unitario: '1000',
+    objeto_imp: '02',
+    impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.160000' }] },
+  };
+  const estados = new Map<number, number>();
+  const factura = () => ({
+    organizacion: org.body.id,
+    tipo: 'ingreso',
+    cliente: receptor.rfc,
+    forma_pago: '03',
+    conceptos: [concepto],
+  });
+  await carga(20, async () => void (await pedir('POST', '/v1/facturas', k, factura())));
+  const pila = await carga(N, async () => {
+    const r = await pedir('POST', '/v1/facturas', k, factura());
+    estados.set(r.status, (estados.get(r.status) ?? 0) + 1);
+  });
+
+  // The same work without Temporal: build, seal, the PAC call (same adapter, same sandbox), one MySQL write.
+  const certificado = leerCertificado(cer);
+  const privada = createPrivateKey({ key, format: 'der', type: 'pkcs8', passphrase: '12345678a' });
+  const pac = crearPacFinkok({ url: config.pac.sandboxUrl, usuario: 'sandbox', contrasena: 'sandbox' });
+  await db.raw(
+    'CREATE TABLE IF NOT EXISTS bench_timbrado (uuid CHAR(36) PRIMARY KEY, xml LONGTEXT NOT NULL) CHARSET utf8mb4',
+  );
+  const directo = await carga(N, async (i) => {
+    const { nodo } = construirComprobante({
+      tipo: 'I',
+      serie: 'BENCH',
+      folio: `${Date.now()}${i}`,
+      fecha: fechaCfdi(new Date(), 'Tiempo del Centro'),
+      forma_pago: '03',
+      metodo_pago: 'PUE',
+      moneda: 'MXN',
+      decimales_moneda: 2,
+      exportacion: '01',
+      lugar_expedicion: '42501',
+      emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601' },
+      receptor: { ...receptor },
+      conceptos: [concepto],
+      no_certificado: certificado.noCertificado,
+      certificado: certificado.certificadoBase64,
+    });
+    const r = await pac.timbrar(sellarComprobante(nodo, privada).xml);
+    if (r.tipo !== 'timbrado') throw new Error(`${r.codigo} ${r.mensaje}`);
+    await db('bench_timbrado').insert({ uuid: r.uuid, xml: r.xml });
+  });
+  await db.raw('DROP TABLE bench_timbrado');
+  await db.destroy();
+
+  const f = (x: number) => x.toFixed(1);
+  console.log(`node ${process.version}, ${N} facturas, ${CLIENTES} clientes concurrentes`);
+  console.log(
+    `pila completa (API + Temporal + worker + PAC + MySQL): ${f(pila.porSegundo)}/s  p50 ${f(pila.p50)} ms  p99 ${f(pila.p99)} ms  estados ${JSON.stringify(Object.fromEntries(estados))}`,
+  );
+  console.log(
+    `sin Temporal (un proceso: construir, sellar, PAC, MySQL): ${f(directo.porSegundo)}/s  p50 ${f(directo.p50)} ms  p99 ${f(directo.p99)} ms`,
+  );
+  console.log(`razon=${(pila.porSegundo / directo.porSegundo).toFixed(2)}`);
+  console.log(`timbrado_por_segundo=${f(pila.porSegundo)}`);
+}
+
+main().catch((e) => {
+  console.error(`bench:timbrado: ${(e as Error).message}`);
+  process.exit(1);
+});
