@@ -21,10 +21,10 @@ RUN npm ci --omit=dev && npm cache clean --force
 FROM ${NODE_IMAGE} AS ejecucion
 # Chromium renders the invoice PDFs (puppeteer-core brings no browser); DejaVu covers accents and ñ.
 RUN apt-get update \
-  && apt-get install -y --no-install-recommends chromium fonts-dejavu-core \
+  && apt-get install -y --no-install-recommends chromium chromium-headless-shell fonts-dejavu-core \
   && rm -rf /var/lib/apt/lists/*
 ENV NODE_ENV=production \
-  CHROMIUM_PATH=/usr/bin/chromium
+  CHROMIUM_PATH=/usr/bin/chromium-headless-shell
 WORKDIR /app
 # Root-owned and read-only for the process user: the code cannot be rewritten at runtime.
 COPY --from=dependencias /app/node_modules ./node_modules

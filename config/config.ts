@@ -125,7 +125,8 @@ export const VARIABLES = {
     secreto: true,
   },
   CHROMIUM_PATH: {
-    descripcion: 'Ejecutable de Chromium para los PDF; vacío = se busca chromium en el PATH.',
+    descripcion:
+      'Ejecutable de Chromium para los PDF; vacío = chromium-headless-shell o, si falta, chromium en el PATH.',
     esquema: z.string().optional(),
   },
   CFDI_CLAVE_MAESTRA: {

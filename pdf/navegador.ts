@@ -1,13 +1,13 @@
-import { accessSync, constants } from 'node:fs';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { delimiter, join } from 'node:path';
 import puppeteer, { type Browser } from 'puppeteer-core';
 
-// The headless shell first: it prints a PDF in-process, while full Chromium's headless mode launches a
-// print-compositor process for every document (measured: ~45 vs ~200 ms of CPU per invoice PDF).
 /** Niceness of the browser process and its renderers (0 normal, 19 lowest). */
 const PRIORIDAD_CHROMIUM = 10;
 
+// The headless shell first: it prints a PDF in-process, while full Chromium's headless mode launches a
+// print-compositor process for every document (measured: ~45 vs ~200 ms of CPU per invoice PDF).
 const NOMBRES = ['chromium-headless-shell', 'chromium', 'chromium-browser', 'google-chrome'];
 
 /** Debian's chromium-headless-shell, Google's chrome-headless-shell. */
@@ -46,6 +46,29 @@ export function localizarChromium(configurado?: string, path = process.env.PATH 
   );
 }
 
+/**
+ * Renices every process of Chromium's process group (puppeteer makes the launched process its leader).
+ * The launched process alone is not enough: Debian's /usr/bin wrappers run Chromium as a child instead of
+ * exec'ing it. Renderers forked later from the zygotes inherit the value.
+ */
+function bajarPrioridad(grupo: number, prioridad: number): void {
+  let pids: string[];
+  try {
+    pids = readdirSync('/proc').filter((d) => /^[0-9]+$/.test(d));
+  } catch {
+    pids = [String(grupo)]; // no procfs: the leader at least
+  }
+  for (const pid of pids) {
+    try {
+      // Fields after "(comm) ": state ppid pgrp …
+      const pgrp = Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop()?.split(' ')[2]);
+      if (pid === String(grupo) || pgrp === grupo) setPriority(Number(pid), prioridad);
+    } catch {
+      // Gone meanwhile, or not permitted here: that process renders at normal priority.
+    }
+  }
+}
+
 /** One Chromium kept warm for the whole process: launching costs far more than a render. */
 export class Navegador {
   private lanzando?: Promise<Browser>;
@@ -70,13 +93,7 @@ export class Navegador {
       .then((b) => {
         // PDFs can wait; stamping cannot: Chromium (and the renderers it forks) yields the CPU first.
         const pid = b.process()?.pid;
-        if (pid) {
-          try {
-            setPriority(pid, PRIORIDAD_CHROMIUM);
-          } catch {
-            // Not permitted here: render at normal priority.
-          }
-        }
+        if (pid) bajarPrioridad(pid, PRIORIDAD_CHROMIUM);
         return b;
       });
     return this.lanzando;

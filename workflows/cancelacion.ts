@@ -33,13 +33,14 @@ const pac = proxyActivities<Actividades>({
 
 /** One per invoice (`cancelacion:<factura>`): request, then poll the SAT durably until the answer is final. */
 export async function cancelarFactura(e: EntradaCancelacion): Promise<EstadoCancelacion> {
-  let primera: EstadoCancelacion | undefined;
+  // Set once, read by the update handler: the API's bounded wait ends with the PAC's first answer.
+  const respuesta: { primera?: EstadoCancelacion } = {};
   setHandler(esperarCancelacion, async () => {
-    await condition(() => primera !== undefined);
-    return primera!;
+    await condition(() => respuesta.primera !== undefined);
+    return respuesta.primera!;
   });
   let estado = await pac.solicitarCancelacion(e);
-  primera = estado;
+  respuesta.primera = estado;
   while (estado === 'en_proceso') {
     await sleep(e.intervaloMs);
     estado = await pac.consultarCancelacion(e);

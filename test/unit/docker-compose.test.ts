@@ -512,8 +512,11 @@ describe('Dockerfile', () => {
 
   it('el worker encuentra Chromium y el proceso no corre como root', () => {
     const imagen = entornoImagen();
-    expect(imagen).toMatchObject({ NODE_ENV: 'production', CHROMIUM_PATH: '/usr/bin/chromium' });
-    expect(cargarPila(REQUERIDAS).config.worker.chromiumPath).toBe('/usr/bin/chromium');
+    expect(imagen).toMatchObject({
+      NODE_ENV: 'production',
+      CHROMIUM_PATH: '/usr/bin/chromium-headless-shell',
+    });
+    expect(cargarPila(REQUERIDAS).config.worker.chromiumPath).toBe('/usr/bin/chromium-headless-shell');
     const usuario = etapaFinal()
       .filter((i) => i.instruccion === 'USER')
       .at(-1)?.argumentos;
