@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import type { Alcance } from '../api/alcance';
-import { abrirLlave } from '../cfdi/csd';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
@@ -8,6 +7,7 @@ import type { PuertoPac } from '../pac/puerto';
 import type { Boveda } from '../seguridad/boveda';
 import type { DocumentoFactura } from '../servicios/facturas/documento';
 import { dtoFactura } from '../servicios/facturas/dto';
+import { crearAbridorCsd } from './csd';
 import type { EntradaTimbrado } from './timbrado';
 
 export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada';
@@ -38,6 +38,8 @@ const alcanceDe = (e: EntradaTimbrado): Alcance => ({
 const CANCELADO = new Set(['Cancelado sin aceptación', 'Cancelado con aceptación', 'Plazo vencido']);
 
 export function crearActividadesCancelacion(d: DepsCancelacion) {
+  const abrirCsd = crearAbridorCsd(d.boveda);
+
   /** Moves the cancellation state (and the invoice, when final) with its event, in one transaction. */
   async function registrar(e: EntradaTimbrado, estado: EstadoCancelacion, error?: Cancelacion['error']) {
     const a = alcanceDe(e);
@@ -84,14 +86,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         await registrar(e, 'rechazada', error);
         return 'rechazada';
       }
-      const s = d.boveda.abrir(
-        { cuentaId: e.cuentaId, modo: e.modo, registroId: cert.id },
-        cert.dek_cifrada,
-        { llave: cert.llave_cifrada, contrasena: cert.contrasena_cifrada },
-        cert.version_clave,
-      );
-      const llave = abrirLlave(s.llave!, s.contrasena!.toString('utf8'));
-      if (!llave.ok) throw new Error('el CSD guardado no abre: revise la clave maestra');
+      const { llave } = abrirCsd(e, cert);
       const r = await d.pacPara(e.modo).cancelar({
         rfcEmisor: doc.entrada.emisor.rfc,
         rfcReceptor: doc.entrada.receptor.rfc,
@@ -99,7 +94,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         motivo: c.motivo,
         folioSustitucion: c.uuid_sustitucion ?? undefined,
         total: doc.importes.total,
-        firma: { cer: cert.cer, llave: llave.llave },
+        firma: { cer: cert.cer, llave },
       });
       if (r.tipo === 'rechazada') {
         await registrar(e, 'rechazada', { codigo: r.codigo, mensaje: r.mensaje });

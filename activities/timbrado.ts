@@ -1,10 +1,8 @@
-import type { KeyObject } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import type { Knex } from 'knex';
 import type { Alcance } from '../api/alcance';
 import { construirComprobante } from '../cfdi/comprobante/construir';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
-import { abrirLlave, leerCertificado } from '../cfdi/csd';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { validarComprobante } from '../cfdi/validacion';
@@ -19,6 +17,7 @@ import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
 import type { Boveda } from '../seguridad/boveda';
 import type { DocumentoFactura } from '../servicios/facturas/documento';
 import { dtoFactura } from '../servicios/facturas/dto';
+import { crearAbridorCsd } from './csd';
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
 export interface EntradaTimbrado {
@@ -68,24 +67,7 @@ const alcanceDe = (e: EntradaTimbrado): Alcance => ({
 
 export function crearActividadesTimbrado(d: DepsTimbrado) {
   const ahora = d.ahora ?? (() => new Date());
-  // Opened keys stay in this process's memory only (never in payloads or logs): decrypting the vault and
-  // the .key's PBKDF2 for every invoice was a large share of the stamping cost.
-  const abiertos = new Map<string, { llave: KeyObject; certificado: ReturnType<typeof leerCertificado> }>();
-  function abrirCsd(e: EntradaTimbrado, cert: FilaCertificado & SecretosCertificado) {
-    const guardado = abiertos.get(cert.id);
-    if (guardado) return guardado;
-    const secretos = d.boveda.abrir(
-      { cuentaId: e.cuentaId, modo: e.modo, registroId: cert.id },
-      cert.dek_cifrada,
-      { llave: cert.llave_cifrada, contrasena: cert.contrasena_cifrada },
-      cert.version_clave,
-    );
-    const llave = abrirLlave(secretos.llave!, secretos.contrasena!.toString('utf8'));
-    if (!llave.ok) throw new Error('el CSD guardado no abre: revise la clave maestra');
-    const abierto = { llave: llave.llave, certificado: leerCertificado(cert.cer) };
-    abiertos.set(cert.id, abierto);
-    return abierto;
-  }
+  const abrirCsd = crearAbridorCsd(d.boveda);
 
   async function cargar(e: EntradaTimbrado) {
     const f = await d.facturas.obtener(alcanceDe(e), e.facturaId);

@@ -26,3 +26,18 @@ const NOMBRE_TIPO: Record<string, string> = {
 export function atributosParaCli(): string[] {
   return Object.values(ATRIBUTOS).map((k) => `${k.name}=${NOMBRE_TIPO[k.type]}`);
 }
+
+/** The search attributes every invoice workflow starts with (`estado`: timbrando, cancelando…). */
+export function atributosFactura(
+  a: { cuentaId: string; modo: string },
+  factura: { id: string; organizacionId: string },
+  estado: string,
+) {
+  return [
+    { key: ATRIBUTOS.FacturaId, value: factura.id },
+    { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
+    { key: ATRIBUTOS.Modo, value: a.modo },
+    { key: ATRIBUTOS.OrganizacionId, value: factura.organizacionId },
+    { key: ATRIBUTOS.EstadoFactura, value: estado },
+  ];
+}

@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Cancelador } from '../servicios/facturas';
 import { esperarCancelacion, type cancelarFactura } from '../workflows/cancelacion';
-import { ATRIBUTOS } from './atributos';
+import { atributosFactura } from './atributos';
 import { esperarAcotado } from './espera';
 
 export const idCancelacion = (facturaId: string) => `cancelacion:${facturaId}`;
@@ -23,13 +23,7 @@ export function crearCanceladorTemporal(d: {
         ],
         workflowIdConflictPolicy: 'USE_EXISTING',
         staticSummary: `Cancelación de la factura ${factura.id}`,
-        typedSearchAttributes: [
-          { key: ATRIBUTOS.FacturaId, value: factura.id },
-          { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
-          { key: ATRIBUTOS.Modo, value: a.modo },
-          { key: ATRIBUTOS.OrganizacionId, value: factura.organizacionId },
-          { key: ATRIBUTOS.EstadoFactura, value: 'cancelando' },
-        ],
+        typedSearchAttributes: atributosFactura(a, factura, 'cancelando'),
       });
       await esperarAcotado(
         d.cliente.workflow.executeUpdateWithStart(esperarCancelacion, { startWorkflowOperation: inicio }),

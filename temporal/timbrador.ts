@@ -3,7 +3,7 @@ import type { Alcance } from '../api/alcance';
 import { ApiError } from '../api/errores';
 import type { Timbrador } from '../servicios/facturas';
 import { esperarTimbrado, type timbrarFactura } from '../workflows/timbrado';
-import { ATRIBUTOS } from './atributos';
+import { atributosFactura } from './atributos';
 import { esperarAcotado } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
@@ -35,13 +35,7 @@ export function crearTimbradorTemporal(d: {
         args: [{ facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo }],
         workflowIdConflictPolicy: 'USE_EXISTING',
         staticSummary: `Timbrado de la factura ${factura.id}`,
-        typedSearchAttributes: [
-          { key: ATRIBUTOS.FacturaId, value: factura.id },
-          { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
-          { key: ATRIBUTOS.Modo, value: a.modo },
-          { key: ATRIBUTOS.OrganizacionId, value: factura.organizacionId },
-          { key: ATRIBUTOS.EstadoFactura, value: 'timbrando' },
-        ],
+        typedSearchAttributes: atributosFactura(a, factura, 'timbrando'),
       });
       await esperarAcotado(
         d.cliente.workflow.executeUpdateWithStart(esperarTimbrado, { startWorkflowOperation: inicio }),
