@@ -6,11 +6,7 @@ import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { validarComprobante } from '../cfdi/validacion';
-import type {
-  FilaCertificado,
-  RepositorioCertificados,
-  SecretosCertificado,
-} from '../db/repositorios/certificados';
+import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import { json, type RepositorioFacturas } from '../db/repositorios/facturas';

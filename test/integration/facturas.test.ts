@@ -8,11 +8,20 @@ import { urlVerificacionDe } from '../../cfdi/qr';
 import { verificarSello } from '../../cfdi/sello';
 import { extraerTimbre, verificarTimbre } from '../../cfdi/timbre';
 import { parsear } from '../../cfdi/xml/parsear';
-import { archivoSat, CSD_VALIDO } from '../support/certificados';
+import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../support/certificados';
 import { CLIENTE, nuevaCuenta, ORGANIZACION } from '../support/cuentas';
 import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
 import { validarConEsquema } from '../support/xslt';
+
+/** Every string and decoded byte array of a value, depth first. */
+function textoDe(v: unknown, acc: string[] = []): string[] {
+  if (v instanceof Uint8Array) acc.push(Buffer.from(v).toString('utf8'));
+  else if (typeof v === 'string') acc.push(v);
+  else if (Array.isArray(v)) for (const x of v) textoDe(x, acc);
+  else if (v && typeof v === 'object') for (const x of Object.values(v)) textoDe(x, acc);
+  return acc;
+}
 
 describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL → PDF)', () => {
   let pila: Pila;
@@ -188,5 +197,20 @@ describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL 
     expect(uno.body).toMatchObject({ id: e.id, objeto: 'evento', modo: 'test' });
     const otra = await nuevaCuenta(pila.db, pila.url);
     expect((await otra.http.get(`/v1/eventos/${e.id}`)).status).toBe(404);
+  });
+
+  it('ningún payload de Temporal lleva llaves, contraseñas ni XML: solo identificadores', async () => {
+    const r = await c.http.post('/v1/facturas', facturaNueva(c));
+    await c.http.post(`/v1/facturas/${r.body.id}/cancelar`, { motivo: '02' });
+    const llave = archivoSat(CSD_VALIDO.key).toString('base64');
+    for (const id of [`timbrado:${r.body.id}`, `cancelacion:${r.body.id}`]) {
+      // Payloads are bytes inside the history: decode every one, so the checks see what Temporal stores.
+      const historia = textoDe(await pila.cliente.workflow.getHandle(id).fetchHistory()).join('\n');
+      expect(historia).toContain(`"facturaId":"${r.body.id}"`);
+      expect(historia).not.toContain(CONTRASENA_PRUEBA);
+      expect(historia).not.toContain(llave.slice(0, 40));
+      expect(historia).not.toContain(c.secreto);
+      expect(historia).not.toContain('cfdi:Comprobante');
+    }
   });
 });
