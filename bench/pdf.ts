@@ -1,19 +1,17 @@
-import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { construirComprobante } from '../cfdi/comprobante/construir';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
-import type { ComprobanteEntrada } from '../cfdi/comprobante/tipos';
 import { sellar } from '../cfdi/sello';
 import { construirTimbre, insertarTimbre } from '../cfdi/timbre';
 import type { Nodo } from '../cfdi/xml/nodo';
 import { parsear } from '../cfdi/xml/parsear';
-import { raizProyecto } from '../config/rutas';
 import { descripcionesDesdeCsv } from '../pdf/descripciones';
 import { localizarChromium, Navegador } from '../pdf/navegador';
 import { PAGINAS_POR_DEFECTO, RenderizadorPdf } from '../pdf/renderizador';
 import { htmlRepresentacion } from '../pdf/representacion';
+import { csdDePrueba, DIRECTORIO_SAT, facturaDiezConceptos as entradaDiezConceptos } from './muestra';
 
 /**
  * `npm run bench:pdf`: stamped XML → printed-representation HTML → PDF through the warm Chromium, with
@@ -22,59 +20,12 @@ import { htmlRepresentacion } from '../pdf/representacion';
  */
 const N = Number(process.env.BENCH_N ?? 300);
 const CALENTAMIENTO = 30;
-const SAT = join(raizProyecto(), '..', 'shared', 'sat');
+const SAT = DIRECTORIO_SAT;
 
 /** A 10-concept invoice sealed with the SAT's public test CSD and a TFD signed with the same key. */
 function facturaDiezConceptos(): Nodo {
-  const manifiesto = readFileSync(join(SAT, 'csd', 'MANIFEST.csv'), 'utf8')
-    .split('\n')
-    .find((l) => l.startsWith('valid-csd/') && l.includes(',CSD,'));
-  if (!manifiesto) throw new Error('MANIFEST.csv sin CSD válido');
-  const [cer = '', key = '', clave = ''] = manifiesto.split(',');
-  const llave = createPrivateKey({
-    key: readFileSync(join(SAT, 'csd', key)),
-    format: 'der',
-    type: 'pkcs8',
-    passphrase: clave,
-  });
-  const certificado = new X509Certificate(readFileSync(join(SAT, 'csd', cer)));
-  const entrada: ComprobanteEntrada = {
-    tipo: 'I',
-    serie: 'A',
-    folio: '1024',
-    fecha: '2026-11-23T10:00:00',
-    forma_pago: '03',
-    metodo_pago: 'PUE',
-    moneda: 'MXN',
-    decimales_moneda: 2,
-    exportacion: '01',
-    lugar_expedicion: '42501',
-    emisor: { rfc: 'EKU9003173C9', nombre: 'ESCUELA KEMPER URGATE', regimen_fiscal: '601' },
-    receptor: {
-      rfc: 'MASO451221PM4',
-      nombre: 'MARIA OLIVIA MARTINEZ SAGAZ',
-      domicilio_fiscal: '80290',
-      regimen_fiscal: '612',
-      uso_cfdi: 'G03',
-    },
-    conceptos: Array.from({ length: 10 }, (_, j) => ({
-      clave_prod_serv: '80111600',
-      no_identificacion: `SKU-${j}`,
-      cantidad: String(1 + (j % 3)),
-      clave_unidad: 'E48',
-      unidad: 'Servicio',
-      descripcion: `Servicio de consultoría número ${j}`,
-      valor_unitario: `${1000 + j * 37}.50`,
-      objeto_imp: '02',
-      impuestos: {
-        traslados: [{ impuesto: '002', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.160000' }],
-        retenciones:
-          j % 4 === 0 ? [{ impuesto: '001', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.100000' }] : [],
-      },
-    })),
-    no_certificado: '30001000000500003416',
-    certificado: certificado.raw.toString('base64'),
-  };
+  const { llave, certificado } = csdDePrueba();
+  const entrada = entradaDiezConceptos(certificado, 50);
   const sellado = sellarComprobante(construirComprobante(entrada).nodo, llave);
   const tfd = construirTimbre(
     {
