@@ -10,6 +10,7 @@ import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
+import type { PuertoPac, TimbreObtenido } from '../pac/puerto';
 import type { Boveda } from '../seguridad/boveda';
 import type { DocumentoFactura } from '../servicios/facturas/documento';
 import { dtoFactura } from '../servicios/facturas/dto';
@@ -29,19 +30,8 @@ export interface ErrorTimbrado {
 
 export type Paso = { estado: 'listo' | 'timbrada' } | { estado: 'rechazado'; error: ErrorTimbrado };
 
-/** The part of the PAC port stamping needs (pac/puerto.ts implements it). */
-export interface PacTimbrado {
-  timbrar(xmlSellado: string): Promise<Timbre | { tipo: 'rechazado'; codigo: string; mensaje: string }>;
-  consultarTimbre(xmlSellado: string): Promise<Timbre | { tipo: 'no_encontrado' }>;
-}
-
-interface Timbre {
-  tipo: 'timbrado';
-  xml: string;
-  uuid: string;
-  fechaTimbrado: string;
-  noCertificadoSat: string;
-}
+/** The part of the PAC port stamping needs. */
+export type PacTimbrado = Pick<PuertoPac, 'timbrar' | 'consultarTimbre'>;
 
 export interface DepsTimbrado {
   db: Knex;
@@ -77,7 +67,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
    * A UUID that already belongs to another invoice means the PAC saw a duplicate document (same content
    * and second): a definitive answer, reported as a rejection instead of failing forever.
    */
-  async function registrarTimbre(e: EntradaTimbrado, t: Timbre): Promise<Paso> {
+  async function registrarTimbre(e: EntradaTimbrado, t: TimbreObtenido): Promise<Paso> {
     try {
       await guardarTimbre(e, t);
       return { estado: 'timbrada' };
@@ -93,7 +83,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     }
   }
 
-  async function guardarTimbre(e: EntradaTimbrado, t: Timbre): Promise<void> {
+  async function guardarTimbre(e: EntradaTimbrado, t: TimbreObtenido): Promise<void> {
     const a = alcanceDe(e);
     await d.db.transaction(async (trx) => {
       const f = await d.facturas.bloquear(trx, a, e.facturaId);

@@ -22,9 +22,7 @@ function leerLimite(valor: unknown): number {
       : typeof valor === 'string' && /^\d{1,3}$/.test(valor)
         ? Number(valor)
         : NaN;
-  if (!Number.isInteger(n))
-    throw invalido('limite', `El parámetro limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`);
-  if (!(n >= 1 && n <= LIMITE_MAXIMO)) {
+  if (!Number.isInteger(n) || n < 1 || n > LIMITE_MAXIMO) {
     throw invalido('limite', `El parámetro limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`);
   }
   return n;

@@ -1,8 +1,6 @@
 import { json, type FilaFactura } from '../../db/repositorios/facturas';
 import type { DocumentoFactura } from './documento';
 
-const TIPO_API = { I: 'ingreso', E: 'egreso', P: 'pago' } as const;
-
 export interface ErrorTimbrado {
   codigo: string;
   mensaje: string;
@@ -19,7 +17,7 @@ export function dtoFactura(f: FilaFactura) {
     modo: f.modo,
     organizacion: f.organizacion_id,
     cliente: doc.cliente,
-    tipo: f.tipo ?? TIPO_API[e.tipo],
+    tipo: f.tipo,
     estado: f.estado,
     serie: e.serie ?? null,
     folio: e.folio ?? null,

@@ -5,7 +5,12 @@ import type { ConsultaCatalogos } from '../../cfdi/reglas/catalogos';
 import { nuevoId } from '../../db/ids';
 import type { RepositorioClientes } from '../../db/repositorios/clientes';
 import type { RepositorioEventos } from '../../db/repositorios/eventos';
-import type { FilaFactura, FiltrosFacturas, RepositorioFacturas } from '../../db/repositorios/facturas';
+import {
+  json,
+  type FilaFactura,
+  type FiltrosFacturas,
+  type RepositorioFacturas,
+} from '../../db/repositorios/facturas';
 import type { ServicioOrganizaciones } from '../organizaciones';
 import type { ServicioProductos } from '../productos';
 import { armarDocumento, type FacturaNueva } from './armar';
@@ -56,9 +61,7 @@ export function crearServicioFacturas(deps: DepsFacturas) {
   async function resultado(a: Alcance, id: string, exito: 200 | 201): Promise<RespuestaFactura> {
     const f = await fila(a, id);
     if (f.timbrado_estado === 'fallido') {
-      const e = (
-        typeof f.timbrado_error === 'string' ? JSON.parse(f.timbrado_error) : f.timbrado_error
-      ) as ErrorTimbrado;
+      const e = json<ErrorTimbrado>(f.timbrado_error)!;
       const error = new ApiError(
         'regla_de_negocio',
         'timbrado_rechazado',
@@ -135,9 +138,7 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           'id',
         );
       }
-      const previa = (typeof f.cancelacion === 'string' ? JSON.parse(f.cancelacion) : f.cancelacion) as {
-        estado: string;
-      } | null;
+      const previa = json<{ estado: string }>(f.cancelacion);
       if (previa && ['solicitada', 'en_proceso'].includes(previa.estado)) {
         throw new ApiError(
           'conflicto',
