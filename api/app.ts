@@ -2,14 +2,12 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from '../log/logger';
 import { rutaOpenApi } from '../config/rutas';
-import type { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import type { Servicios } from './composicion';
 import { autenticacion } from './middleware/autenticacion';
 import { contexto } from './middleware/contexto';
 import { idempotencia } from './middleware/idempotencia';
 import { limiteDeSolicitudes, type OpcionesLimite } from './middleware/limite';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
-import { rutasCatalogos } from './rutas/catalogos';
 import { rutasCertificados } from './rutas/certificados';
 import { rutasCuenta } from './rutas/cuenta';
 import { rutasDocumentacion } from './rutas/documentacion';
@@ -22,7 +20,6 @@ export interface DepsApi {
   logger: Logger;
   salud: DepsSalud;
   servicios: Servicios;
-  catalogos: CatalogosEnMemoria;
   limite: OpcionesLimite;
 }
 
@@ -55,7 +52,6 @@ export function crearApp(deps: DepsApi): Express {
   );
   app.use('/v1', soloConLlave(idempotencia(servicios.idempotencia)));
   app.use(rutasSalud(deps.salud));
-  app.use(rutasCatalogos(deps.catalogos));
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
   app.use(rutasCertificados(servicios.certificados));

@@ -8,6 +8,7 @@ import { crearCanceladorTemporal } from '../temporal/cancelador';
 import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { crearApp } from './app';
 import { crearServicios } from './composicion';
+import { crearServidor } from './servidor';
 
 async function main() {
   const config = cargarConfig();
@@ -17,7 +18,6 @@ async function main() {
   const catalogos = await CatalogosEnMemoria.cargar(db);
   const app = crearApp({
     logger,
-    catalogos,
     servicios: crearServicios({
       db,
       catalogos,
@@ -44,7 +44,8 @@ async function main() {
       timeoutMs: config.saludTimeoutMs,
     },
   });
-  const servidor = app.listen(config.api.port, config.api.host, () => {
+  const servidor = crearServidor({ app, catalogos, logger });
+  servidor.listen(config.api.port, config.api.host, () => {
     logger.info({ puerto: config.api.port }, `API escuchando en http://localhost:${config.api.port}`);
   });
   const detener = () => {

@@ -246,13 +246,19 @@ async function main() {
       listo.puerto,
       (i) => `/v1/catalogos/claves_prod_serv?q=${encodeURIComponent(CONSULTAS[i % CONSULTAS.length]!)}`,
     );
-    await medir(
-      'Referencia (misma pila, respuesta fija de 20 registros, sin búsqueda)',
+    // Every request a different (q, limite) pair whose last use is further back than the answer cache
+    // holds: each one searches the index and serializes, as a first-time query does.
+    const sinCache = await medir(
+      'Misma ruta, cada solicitud una consulta no repetida (sin caché de respuestas)',
       hijo,
       agente,
       listo.puerto,
-      () => '/referencia',
+      (i) =>
+        `/v1/catalogos/claves_prod_serv?q=${encodeURIComponent(
+          CONSULTAS[Math.floor(i / 100) % CONSULTAS.length]!,
+        )}&limite=${1 + (i % 100)}`,
     );
+    console.log(`\np99 sin caché: ${sinCache.p99.toFixed(2)} ms`);
     console.log(`\ncatalogos_p99_ms=${busqueda.p99.toFixed(2)}`);
   } finally {
     agente.destroy();

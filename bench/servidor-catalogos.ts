@@ -2,16 +2,17 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
 import { contexto } from '../api/middleware/contexto';
-import { manejadorErrores } from '../api/middleware/manejador-errores';
-import { rutasCatalogos } from '../api/rutas/catalogos';
+import { manejadorErrores, rutaNoEncontrada } from '../api/middleware/manejador-errores';
+import { crearServidor } from '../api/servidor';
 import { cargarConfigSinSecretos } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
 import { crearLogger } from '../log/logger';
 
 /**
- * The catalog API alone, forked by bench/catalogos.ts so that the load generator does not share this
- * process's event loop. The access log is kept (written to /dev/null): every real request pays for it.
+ * The API's HTTP server with the catalogs, forked by bench/catalogos.ts so that the load generator does not
+ * share this process's event loop. The access log is kept (written to /dev/null): every real request pays
+ * for it.
  */
 async function main() {
   const config = cargarConfigSinSecretos();
@@ -22,23 +23,13 @@ async function main() {
   await db.destroy();
 
   const logger = crearLogger('bench-catalogos', 'info', pino.destination({ dest: '/dev/null', sync: false }));
+  // The API's own server: catalog reads never reach Express, which here only answers the rest with 404.
   const app = express();
-  app.disable('x-powered-by');
   app.use(contexto(logger));
-  // Reference: the same stack and a same-sized answer, without the search. The gap to the catalog
-  // route is what the search costs; the rest is HTTP, Express and the access log.
-  const fija = {
-    objeto: 'lista',
-    catalogo: 'claves_prod_serv',
-    datos: catalogos.buscar('claves_prod_serv', 'servicio'),
-  };
-  app.get('/referencia', (_req, res) => {
-    res.set({ 'Cache-Control': 'public, max-age=3600', ETag: `"${catalogos.huella}"` });
-    res.json(fija);
-  });
-  app.use(rutasCatalogos(catalogos));
+  app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
-  const servidor = app.listen(0, '127.0.0.1', () => {
+  const servidor = crearServidor({ app, catalogos, logger });
+  servidor.listen(0, '127.0.0.1', () => {
     const { port } = servidor.address() as AddressInfo;
     process.send?.({ puerto: port, cargaMs, heapMb: process.memoryUsage().heapUsed / 1e6 });
   });

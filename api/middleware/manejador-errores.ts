@@ -1,4 +1,6 @@
+import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { Logger } from '../../log/logger';
 import { ApiError, type TipoError } from '../errores';
 import { mensajeValidacion } from './mensajes-validacion';
 
@@ -58,11 +60,20 @@ export function aApiError(err: unknown): ApiError {
   return new ApiError('interno', 'error_interno', 'Ocurrió un error interno. Intente de nuevo más tarde.');
 }
 
-export const manejadorErrores: ErrorRequestHandler = (err, req, res, _next) => {
+/** Logs and writes the error envelope; plain Node types, so the catalog fast path shares it. */
+export function responderError(res: ServerResponse, log: Logger, err: unknown): void {
   const apiError = aApiError(err);
-  if (apiError.status >= 500) req.log.error({ err }, 'error no controlado');
-  else req.log.info({ codigo: apiError.codigo }, 'solicitud rechazada');
-  res.status(apiError.status).set(apiError.encabezados).json(apiError);
+  if (apiError.status >= 500) log.error({ err }, 'error no controlado');
+  else log.info({ codigo: apiError.codigo }, 'solicitud rechazada');
+  res.writeHead(apiError.status, {
+    ...apiError.encabezados,
+    'Content-Type': 'application/json; charset=utf-8',
+  });
+  res.end(JSON.stringify(apiError));
+}
+
+export const manejadorErrores: ErrorRequestHandler = (err, req, res, _next) => {
+  responderError(res, req.log, err);
 };
 
 export const rutaNoEncontrada: RequestHandler = (_req, _res, next) => {

@@ -2,14 +2,14 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { contexto } from '../../api/middleware/contexto';
-import { manejadorErrores } from '../../api/middleware/manejador-errores';
-import { rutasCatalogos } from '../../api/rutas/catalogos';
+import { manejadorErrores, rutaNoEncontrada } from '../../api/middleware/manejador-errores';
+import { crearServidor } from '../../api/servidor';
 import { CatalogosEnMemoria, hoyEnMexico } from '../../db/catalogos/memoria';
 import { crearKnex, type Knex } from '../../db/conexion';
 import { crearLogger } from '../../log/logger';
 
-// The catalog router alone over real HTTP, on the test database the global setup loaded with every SAT
-// catalog: the same middleware around it as in crearApp (request context, error envelope), no API key.
+// The API's HTTP server over real HTTP with the catalogs of the test database (the global setup loaded
+// every SAT catalog); behind it a bare Express app, since catalog reads never reach Express. No API key.
 
 let db: Knex;
 let servidor: Server;
@@ -17,13 +17,13 @@ let url: string;
 
 beforeAll(async () => {
   db = crearKnex(process.env.DATABASE_URL!);
+  const logger = crearLogger('prueba', 'silent');
   const app = express();
-  app.use(contexto(crearLogger('prueba', 'silent')));
-  app.use(rutasCatalogos(await CatalogosEnMemoria.cargar(db)));
+  app.use(contexto(logger));
+  app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
-  servidor = await new Promise<Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
+  const s = crearServidor({ app, catalogos: await CatalogosEnMemoria.cargar(db), logger });
+  servidor = await new Promise<Server>((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
   url = `http://127.0.0.1:${(servidor.address() as AddressInfo).port}`;
 });
 
@@ -249,5 +249,60 @@ describe('GET /v1/catalogos/:nombre', () => {
       expect(status).toBe(400);
       expect(cuerpo).toMatchObject({ error: { codigo: 'parametro_invalido', parametro: 'q' } });
     }
+  });
+
+  it('refuses query parameters the route does not take, naming them', async () => {
+    for (const [ruta, parametro] of [
+      ['/v1/catalogos/claves_prod_serv?q=leche&limit=5', 'limit'],
+      ['/v1/catalogos/monedas?q=peso', 'q'],
+      ['/v1/catalogos/usos_cfdi?limite=5', 'limite'],
+    ] as const) {
+      const { status, cuerpo } = await obtener(ruta);
+      expect(status).toBe(400);
+      expect(cuerpo).toEqual({
+        error: {
+          tipo: 'solicitud_invalida',
+          codigo: 'parametro_invalido',
+          mensaje: `El parámetro de consulta ${parametro} no existe en esta ruta.`,
+          parametro,
+        },
+      });
+    }
+  });
+
+  it('answers a repeated search with the same bytes, and HEAD with the headers only', async () => {
+    const ruta = `${url}/v1/catalogos/claves_prod_serv?q=leche&limite=7`;
+    const primera = await (await fetch(ruta)).text();
+    const segunda = await fetch(ruta);
+    expect(await segunda.text()).toBe(primera);
+    expect(JSON.parse(primera).datos).toHaveLength(7);
+    // A different limite is another answer, not the cached one.
+    expect((await datos('/v1/catalogos/claves_prod_serv?q=leche&limite=2')).length).toBe(2);
+
+    const cabeza = await fetch(ruta, { method: 'HEAD' });
+    expect(cabeza.status).toBe(200);
+    expect(cabeza.headers.get('content-length')).toBe(String(Buffer.byteLength(primera)));
+    expect(await cabeza.text()).toBe('');
+  });
+
+  it('gives each request its own id and keeps a sane one from the client', async () => {
+    const ids = new Set<string>();
+    for (let i = 0; i < 5; i++) {
+      const { headers } = await obtener('/v1/catalogos/monedas');
+      ids.add(headers.get('x-request-id')!);
+    }
+    expect(ids.size).toBe(5);
+    for (const id of ids) expect(id).toMatch(/^req_[0-9a-f]{24}$/);
+    const propia = await fetch(`${url}/v1/catalogos/monedas`, { headers: { 'X-Request-Id': 'mi-id-12345' } });
+    expect(propia.headers.get('x-request-id')).toBe('mi-id-12345');
+  });
+
+  it('leaves other methods to the Express app and answers malformed names with 404', async () => {
+    const post = await fetch(`${url}/v1/catalogos/monedas`, { method: 'POST' });
+    expect(post.status).toBe(404);
+    expect((await post.json()).error.codigo).toBe('ruta_no_encontrada');
+    const { status, cuerpo } = await obtener('/v1/catalogos/Monedas%20X');
+    expect(status).toBe(404);
+    expect(cuerpo).toMatchObject({ error: { codigo: 'ruta_no_encontrada' } });
   });
 });

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { crearApp } from '../../api/app';
+import { crearServidor } from '../../api/servidor';
 import { crearServicios } from '../../api/composicion';
 import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
@@ -20,9 +21,9 @@ import { crearTimbradorTemporal } from '../../temporal/timbrador';
 
 let runtimeInstalado = false;
 
-function escuchar(app: { listen: (p: number, h: string, cb: () => void) => Server }): Promise<Server> {
+function escuchar(s: { listen: (p: number, h: string, cb: () => void) => Server }): Promise<Server> {
   return new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const servidor = s.listen(0, '127.0.0.1', () => resolve(servidor));
   });
 }
 
@@ -126,12 +127,15 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     }),
   });
   const api = await escuchar(
-    crearApp({
+    crearServidor({
       logger,
       catalogos: cat,
-      servicios,
-      limite: op.limite ?? config.limiteSolicitudes,
-      salud: { db, temporal: cliente, taskQueue, pacUrl, timeoutMs: op.saludTimeoutMs ?? 15_000 },
+      app: crearApp({
+        logger,
+        servicios,
+        limite: op.limite ?? config.limiteSolicitudes,
+        salud: { db, temporal: cliente, taskQueue, pacUrl, timeoutMs: op.saludTimeoutMs ?? 15_000 },
+      }),
     }),
   );
 
