@@ -158,8 +158,9 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     },
 
     /**
-     * Sends the sealed XML to the PAC. Exactly once: a retry first asks the PAC whether that exact XML was
-     * already stamped (a lost answer), and the PAC itself answers a repeated stamp with the original one.
+     * Sends the sealed XML to the PAC. Exactly once: when an earlier attempt was counted, this one first asks
+     * the PAC whether that exact XML was already stamped (a lost answer), and the PAC itself answers a
+     * repeated stamp with the original one.
      * Transport failures throw, so Temporal retries with backoff; a rejection is an answer, not a failure.
      */
     async enviarAlPac(e: EntradaTimbrado): Promise<Paso> {
@@ -172,9 +173,11 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       const pac = d.pacPara(e.modo);
       const ctx = Context.current();
       // Heartbeats while the PAC works: a worker that dies mid-call is noticed in seconds, not at the timeout.
-      const latido = setInterval(() => ctx.heartbeat(), 1000);
+      // (A local activity has none: its workflow task's timeout covers it.)
+      const latido = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1000);
       try {
-        if (ctx.info.attempt > 1) {
+        // Any earlier attempt (local or not, in this worker or a dead one) may have reached the PAC.
+        if (f.timbrado_intentos > 0) {
           const previo = await pac.consultarTimbre(xml);
           if (previo.tipo === 'timbrado') return registrarTimbre(e, previo);
         }
@@ -184,7 +187,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         }
         return registrarTimbre(e, r);
       } finally {
-        clearInterval(latido);
+        if (latido) clearInterval(latido);
       }
     },
 
