@@ -1,6 +1,8 @@
-import { createPrivateKey } from 'node:crypto';
+import { createPrivateKey, randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { construirComprobante } from '../cfdi/comprobante/construir';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { leerCertificado } from '../cfdi/csd';
@@ -10,6 +12,8 @@ import { raizProyecto } from '../config/rutas';
 import { crearKnex } from '../db/conexion';
 import { crearCuentaConLlave } from '../db/repositorios/cuentas';
 import { crearPacFinkok } from '../pac/finkok/cliente';
+import { cpuEntre, instantaneaCpu, type CpuPorGrupo } from './cpu-procesos';
+import { listo, type flujoVacio } from './flujo-vacio';
 
 /**
  * `npm run bench:timbrado`, with `make up` running: POST /v1/facturas with auto-stamping through the whole
@@ -66,6 +70,48 @@ async function carga(n: number, paso: (i: number) => Promise<void>) {
   return { porSegundo: n / s, p50: percentil(tiempos, 0.5), p99: percentil(tiempos, 0.99) };
 }
 
+/** `grupo ms` per invoice, biggest first, and the total. */
+function porFactura(cpu: CpuPorGrupo): string {
+  const filas = Object.entries(cpu).sort((a, b) => b[1] - a[1]);
+  const total = filas.reduce((t, [, ms]) => t + ms, 0);
+  return [...filas, ['total', total] as const].map(([g, ms]) => `${g} ${(ms / N).toFixed(1)} ms`).join(', ');
+}
+
+/**
+ * What the Temporal server alone allows: the same concurrency of Update-With-Start against a workflow that
+ * does nothing, with its worker in this process. No stamping through Temporal can be faster than this.
+ */
+async function pisoTemporal() {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const taskQueue = `bench-vacio-${randomUUID()}`;
+  const conexion = await NativeConnection.connect({ address: config.temporal.address });
+  const worker = await Worker.create({
+    connection: conexion,
+    namespace: config.temporal.namespace,
+    taskQueue,
+    workflowsPath: require.resolve('./flujo-vacio'),
+  });
+  const corriendo = worker.run();
+  const cliente = new Client({
+    connection: await Connection.connect({ address: config.temporal.address }),
+    namespace: config.temporal.namespace,
+  });
+  const paso = (i: number) =>
+    cliente.workflow.executeUpdateWithStart(listo, {
+      startWorkflowOperation: new WithStartWorkflowOperation<typeof flujoVacio>('flujoVacio', {
+        workflowId: `${taskQueue}-${i}`,
+        taskQueue,
+        workflowIdConflictPolicy: 'USE_EXISTING',
+      }),
+    });
+  await carga(20, async (i) => void (await paso(N + i)));
+  const r = await carga(N, async (i) => void (await paso(i)));
+  worker.shutdown();
+  await corriendo;
+  await Promise.all([conexion.close(), cliente.connection.close()]);
+  return r;
+}
+
 async function main() {
   const db = crearKnex(config.databaseUrl);
   const salud = await fetch(`${api}/salud`).catch(() => undefined);
@@ -110,10 +156,12 @@ async function main() {
     conceptos: [concepto],
   });
   await carga(20, async () => void (await pedir('POST', '/v1/facturas', k, factura())));
+  const cpu0 = instantaneaCpu();
   const pila = await carga(N, async () => {
     const r = await pedir('POST', '/v1/facturas', k, factura());
     estados.set(r.status, (estados.get(r.status) ?? 0) + 1);
   });
+  const cpuPila = cpuEntre(cpu0, instantaneaCpu());
 
   // The same work without Temporal: build, seal, the PAC call (same adapter, same sandbox), one MySQL write.
   const certificado = leerCertificado(cer);
@@ -122,6 +170,7 @@ async function main() {
   await db.raw(
     'CREATE TABLE IF NOT EXISTS bench_timbrado (uuid CHAR(36) PRIMARY KEY, xml LONGTEXT NOT NULL) CHARSET utf8mb4',
   );
+  const cpu1 = instantaneaCpu();
   const directo = await carga(N, async (i) => {
     const { nodo } = construirComprobante({
       tipo: 'I',
@@ -144,8 +193,10 @@ async function main() {
     if (r.tipo !== 'timbrado') throw new Error(`${r.codigo} ${r.mensaje}`);
     await db('bench_timbrado').insert({ uuid: r.uuid, xml: r.xml });
   });
+  const cpuDirecto = cpuEntre(cpu1, instantaneaCpu());
   await db.raw('DROP TABLE bench_timbrado');
   await db.destroy();
+  const piso = await pisoTemporal();
 
   const f = (x: number) => x.toFixed(1);
   console.log(`node ${process.version}, ${N} facturas, ${CLIENTES} clientes concurrentes`);
@@ -155,6 +206,11 @@ async function main() {
   console.log(
     `sin Temporal (un proceso: construir, sellar, PAC, MySQL): ${f(directo.porSegundo)}/s  p50 ${f(directo.p50)} ms  p99 ${f(directo.p99)} ms`,
   );
+  console.log(
+    `Temporal solo (flujo vacío con Update-With-Start, mismo servidor, worker en este proceso): ${f(piso.porSegundo)}/s  p50 ${f(piso.p50)} ms  p99 ${f(piso.p99)} ms`,
+  );
+  console.log(`CPU por factura, pila completa: ${porFactura(cpuPila)}`);
+  console.log(`CPU por factura, sin Temporal: ${porFactura(cpuDirecto)}`);
   console.log(`razon=${(pila.porSegundo / directo.porSegundo).toFixed(2)}`);
   console.log(`timbrado_por_segundo=${f(pila.porSegundo)}`);
 }

@@ -1,4 +1,3 @@
-import type { ServerResponse } from 'node:http';
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../log/logger';
 import { ApiError, type TipoError } from '../errores';
@@ -60,20 +59,18 @@ export function aApiError(err: unknown): ApiError {
   return new ApiError('interno', 'error_interno', 'Ocurrió un error interno. Intente de nuevo más tarde.');
 }
 
-/** Logs and writes the error envelope; plain Node types, so the catalog fast path shares it. */
-export function responderError(res: ServerResponse, log: Logger, err: unknown): void {
+/** Maps and logs what was thrown: both the Express handler and the catalog fast path answer with it. */
+export function errorRegistrado(log: Logger, err: unknown): ApiError {
   const apiError = aApiError(err);
   if (apiError.status >= 500) log.error({ err }, 'error no controlado');
   else log.info({ codigo: apiError.codigo }, 'solicitud rechazada');
-  res.writeHead(apiError.status, {
-    ...apiError.encabezados,
-    'Content-Type': 'application/json; charset=utf-8',
-  });
-  res.end(JSON.stringify(apiError));
+  return apiError;
 }
 
+// Through res.json: the idempotency middleware keeps business errors by wrapping it.
 export const manejadorErrores: ErrorRequestHandler = (err, req, res, _next) => {
-  responderError(res, req.log, err);
+  const apiError = errorRegistrado(req.log, err);
+  res.status(apiError.status).set(apiError.encabezados).json(apiError);
 };
 
 export const rutaNoEncontrada: RequestHandler = (_req, _res, next) => {

@@ -10,7 +10,7 @@ import {
 import type { Logger } from '../../log/logger';
 import { ApiError } from '../errores';
 import { CacheLru } from '../cache-lru';
-import { responderError } from '../middleware/manejador-errores';
+import { errorRegistrado } from '../middleware/manejador-errores';
 
 const LARGO_MAXIMO_Q = 100;
 const PREFIJO = '/v1/catalogos/';
@@ -122,7 +122,9 @@ export function crearRutaCatalogos(catalogos: CatalogosEnMemoria): RutaCatalogos
         })
         .end(datos);
     } catch (err) {
-      responderError(res, log, err);
+      const e = errorRegistrado(log, err);
+      res.writeHead(e.status, { ...e.encabezados, 'Content-Type': 'application/json; charset=utf-8' });
+      res.end(JSON.stringify(e));
     }
   };
 }
