@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   defineUpdate,
+  patched,
   proxyActivities,
   proxyLocalActivities,
   setHandler,
@@ -16,12 +17,19 @@ export type ResultadoTimbrado = 'timbrada' | 'fallido';
 /** The API's bounded wait: answers as soon as the invoice is stamped or rejected (before the PDF). */
 export const esperarTimbrado = defineUpdate<ResultadoTimbrado>('esperarTimbrado');
 
-// Short database and CPU steps run as local activities: in the worker, without a round trip through the
-// Temporal server per step (a stamping costs the server a few writes instead of dozens).
-const locales = proxyLocalActivities<Actividades>({
+const opcionesPasos = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
-});
+} as const;
+
+// Short database and CPU steps run as local activities: in the worker, without a round trip through the
+// Temporal server per step (a stamping costs the server a few writes instead of dozens).
+const locales = proxyLocalActivities<Actividades>(opcionesPasos);
+
+// Stampings started before that change ran every step as a regular activity: their histories must still
+// replay after a deployment, so they go on that way (see PARCHE_LOCALES).
+const remotas = proxyActivities<Actividades>(opcionesPasos);
+const PARCHE_LOCALES = 'pasos-locales';
 
 // The PAC's usual answer takes well under a second: the first attempt is local too.
 const pacRapido = proxyLocalActivities<Actividades>({
@@ -51,7 +59,8 @@ const pdf = proxyActivities<Actividades>({
 });
 
 /** Exactly once either way: enviarAlPac asks the PAC for a previous stamp before sending again. */
-async function timbrar(e: EntradaTimbrado) {
+async function timbrar(e: EntradaTimbrado, conLocales: boolean) {
+  if (!conLocales) return pac.enviarAlPac(e);
   try {
     return await pacRapido.enviarAlPac(e);
   } catch {
@@ -67,10 +76,12 @@ export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbr
     return resultado!;
   });
 
-  const preparado = await locales.prepararTimbrado(e);
-  const paso = preparado.estado === 'listo' ? await timbrar(e) : preparado;
+  const conLocales = patched(PARCHE_LOCALES);
+  const pasos = conLocales ? locales : remotas;
+  const preparado = await pasos.prepararTimbrado(e);
+  const paso = preparado.estado === 'listo' ? await timbrar(e, conLocales) : preparado;
   if (paso.estado === 'rechazado') {
-    await locales.registrarRechazo(e, paso.error);
+    await pasos.registrarRechazo(e, paso.error);
     resultado = 'fallido';
   } else {
     resultado = 'timbrada';
