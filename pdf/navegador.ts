@@ -89,6 +89,9 @@ export class Navegador {
         executablePath: ejecutable,
         args: ARGUMENTOS,
         headless: esShellSinInterfaz(ejecutable) ? 'shell' : true,
+        // DevTools over a pipe instead of a WebSocket: when this process dies, even by SIGKILL, the pipe
+        // closes and Chromium exits with it instead of living on as an orphan.
+        pipe: true,
       })
       .then((b) => {
         // PDFs can wait; stamping cannot: Chromium (and the renderers it forks) yields the CPU first.

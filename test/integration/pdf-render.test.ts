@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -150,4 +150,38 @@ describe('RenderizadorPdf', () => {
     await r.cerrar();
     await expect(r.renderizar('<html></html>')).rejects.toThrow(/Renderizador cerrado/);
   });
+});
+
+describe('Chromium no sobrevive a su proceso', () => {
+  it('a process killed with SIGKILL takes its Chromium with it (no orphans after a crash)', async () => {
+    // A real Node process (the compiled Navegador) renders once, then dies without any cleanup.
+    const script = `
+      const { Navegador } = require('./dist/pdf/navegador.js');
+      new Navegador(process.env.CHROMIUM_PATH).navegador().then(async (b) => {
+        const p = await b.newPage();
+        await p.setContent('<p>hola</p>');
+        await p.pdf();
+        console.log(b.process().pid);
+      });
+      setInterval(() => {}, 1000);`;
+    const hijo = spawn(process.execPath, ['-e', script], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const pid = await new Promise<number>((resolve, reject) => {
+      hijo.stdout.once('data', (d: Buffer) => resolve(Number(d.toString().trim())));
+      hijo.once('exit', (c) => reject(new Error(`el proceso terminó antes de renderizar (${c})`)));
+    });
+    // Its whole process group (puppeteer makes Chromium a group leader; Debian's wrapper forks the binary).
+    const vivo = (p: number) => {
+      try {
+        process.kill(-p, 0);
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(vivo(pid)).toBe(true);
+    hijo.kill('SIGKILL');
+    const limite = Date.now() + 10_000;
+    while (vivo(pid) && Date.now() < limite) await new Promise((r) => setTimeout(r, 100));
+    expect(vivo(pid)).toBe(false);
+  }, 60_000);
 });
