@@ -43,7 +43,7 @@ export function crearServicios(deps: {
   const eventos = crearRepositorioEventos(db);
   return {
     llavesRepo,
-    idempotencia: crearRepositorioIdempotencia(db),
+    idempotencia: crearRepositorioIdempotencia(db, boveda),
     cuenta,
     llaves: crearServicioLlaves({ llaves: llavesRepo, cuenta }),
     organizaciones,

@@ -6,6 +6,7 @@ import * as m004 from './migrations/004_plataforma';
 import * as m005 from './migrations/005_certificados_unicos';
 import * as m006 from './migrations/006_facturas_eventos';
 import * as m007 from './migrations/007_folios';
+import * as m008 from './migrations/008_idempotencia_cifrada';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -21,6 +22,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '005_certificados_unicos': m005,
   '006_facturas_eventos': m006,
   '007_folios': m007,
+  '008_idempotencia_cifrada': m008,
 };
 
 const fuente: Knex.MigrationSource<string> = {

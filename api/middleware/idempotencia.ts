@@ -91,7 +91,7 @@ export function idempotencia(
       const guardar =
         res.statusCode >= 500
           ? repo.liberar(alcance, clave)
-          : repo.completar(alcance, clave, res.statusCode, texto, ahora());
+          : repo.completar(alcance, clave, huella, res.statusCode, texto, ahora());
       guardar
         .catch((e) => req.log.error({ err: e }, 'no se pudo guardar el resultado idempotente'))
         .finally(() => json(body));

@@ -38,6 +38,30 @@ describe('Clave-Idempotencia', () => {
     expect(b.body.id).toBe(a.body.id);
   });
 
+  it('guarda la respuesta cifrada: el secreto de una llave nueva se repite pero nunca queda en claro', async () => {
+    const clave = nueva();
+    const a = await cuenta.http.post('/v1/llaves_api', { nombre: 'secreta', modo: 'test' }, con(clave));
+    expect(a.status).toBe(201);
+    const secreto = a.body.secreto as string;
+    expect(secreto).toMatch(/^sk_test_/);
+    // Every byte stored for that key, as the database holds it.
+    const filas = (await pila.db('idempotencia').where({ cuenta_id: cuenta.cuentaId, clave })) as Record<
+      string,
+      unknown
+    >[];
+    expect(filas).toHaveLength(1);
+    const guardado = Object.values(filas[0]!)
+      .map((v) => (Buffer.isBuffer(v) ? v.toString('latin1') : String(v)))
+      .join('\n');
+    expect(guardado).not.toContain(secreto);
+    expect(guardado).not.toContain(secreto.slice(8));
+    expect(guardado).not.toContain('secreta');
+    // The client that lost the answer still gets it whole.
+    const b = await cuenta.http.post('/v1/llaves_api', { nombre: 'secreta', modo: 'test' }, con(clave));
+    expect(b.headers.get('idempotencia-repetida')).toBe('true');
+    expect(b.body).toEqual(a.body);
+  });
+
   it('la misma clave con otro cuerpo responde 422 clave_idempotencia_reutilizada', async () => {
     const clave = nueva();
     await cuenta.http.post('/v1/llaves_api', { nombre: 'a', modo: 'test' }, con(clave));
