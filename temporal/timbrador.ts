@@ -23,7 +23,7 @@ export function crearTimbradorTemporal(d: {
       if (a.modo === 'live' && !d.pacLiveConfigurado) {
         throw new ApiError(
           'servicio_no_disponible',
-          'pac_no_configurado',
+          'pac_no_disponible',
           'El timbrado en modo live no está disponible: el servicio no tiene configurado un PAC real.',
         );
       }

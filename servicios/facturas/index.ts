@@ -129,6 +129,25 @@ export function crearServicioFacturas(deps: DepsFacturas) {
      * replacement, an invoice of the same organization that relates to this one with tipo_relacion 04.
      */
     async cancelar(a: Alcance, id: string, s: SolicitudCancelacion): Promise<RespuestaFactura> {
+      // The request itself first: a substitution UUID belongs to motivo 01 and only to it.
+      if (s.motivo === '01' && !s.uuid_sustitucion) {
+        throw new ApiError(
+          'solicitud_invalida',
+          'uuid_sustitucion_requerido',
+          'Con motivo 01 se requiere uuid_sustitucion: el UUID de la factura que sustituye a esta.',
+          'uuid_sustitucion',
+        );
+      }
+      if (s.motivo !== '01' && s.uuid_sustitucion !== undefined) {
+        throw new ApiError(
+          'solicitud_invalida',
+          'uuid_sustitucion_no_permitido',
+          `uuid_sustitucion solo se envía con motivo 01 (sustitución); el motivo ${s.motivo} no sustituye la factura.`,
+          'uuid_sustitucion',
+        );
+      }
+      // The cancellation goes through the same PAC as stamping.
+      deps.timbrador.exigirDisponible(a);
       const f = await fila(a, id);
       if (f.estado !== 'timbrada') {
         throw new ApiError(
@@ -147,15 +166,7 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           'id',
         );
       }
-      if (s.motivo === '01') {
-        if (!s.uuid_sustitucion) {
-          throw new ApiError(
-            'solicitud_invalida',
-            'uuid_sustitucion_requerido',
-            'Con motivo 01 se requiere uuid_sustitucion: el UUID de la factura que sustituye a esta.',
-            'uuid_sustitucion',
-          );
-        }
+      if (s.motivo === '01' && s.uuid_sustitucion) {
         const sustituta = await repo
           .consulta(a, { organizacionId: f.organizacion_id, estado: 'timbrada' })
           .where('uuid', s.uuid_sustitucion.toUpperCase())

@@ -82,6 +82,24 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
     expect(ok.body.cancelacion).toMatchObject({ motivo: '01', uuid_sustitucion: sustituta.uuid });
   });
 
+  it('uuid_sustitucion solo con motivo 01: con 02, 03 o 04 responde 400 y no cancela', async () => {
+    const f = await timbrada();
+    const otra = await timbrada();
+    for (const motivo of ['02', '03', '04']) {
+      const r = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo, uuid_sustitucion: otra.uuid });
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({
+        tipo: 'solicitud_invalida',
+        codigo: 'uuid_sustitucion_no_permitido',
+        parametro: 'uuid_sustitucion',
+      });
+    }
+    expect((await c.http.get(`/v1/facturas/${f.id}`)).body).toMatchObject({
+      estado: 'timbrada',
+      cancelacion: null,
+    });
+  });
+
   it('un borrador no se cancela (409)', async () => {
     const b = await c.http.post('/v1/facturas', facturaNueva(c, { auto_timbrar: false }));
     const r = await c.http.post(`/v1/facturas/${b.body.id}/cancelar`, { motivo: '02' });
