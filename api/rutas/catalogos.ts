@@ -5,6 +5,7 @@ import {
   LIMITE_MAXIMO,
   esCatalogoBuscable,
   esCatalogoListable,
+  terminosDeBusqueda,
   type CatalogosEnMemoria,
 } from '../../db/catalogos/memoria';
 import type { Logger } from '../../log/logger';
@@ -37,6 +38,10 @@ function leerQ(valor: string | string[] | undefined): string | undefined {
   // A repeated ?q=a&q=b arrives as an array: refused rather than guessing which one was meant.
   if (typeof valor !== 'string' || valor.length < 1 || valor.length > LARGO_MAXIMO_Q) {
     throw invalido('q', `El parámetro q debe ser un texto de 1 a ${LARGO_MAXIMO_Q} caracteres.`);
+  }
+  // "%" or "--" would search nothing and answer the first records as if q were absent.
+  if (terminosDeBusqueda(valor).length === 0) {
+    throw invalido('q', 'El parámetro q debe contener al menos una letra o un dígito.');
   }
   return valor;
 }

@@ -1,5 +1,5 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
 import { contexto } from '../../api/middleware/contexto';
 import { manejadorErrores, rutaNoEncontrada } from '../../api/middleware/manejador-errores';
@@ -304,5 +304,34 @@ describe('GET /v1/catalogos/:nombre', () => {
     const { status, cuerpo } = await obtener('/v1/catalogos/Monedas%20X');
     expect(status).toBe(404);
     expect(cuerpo).toMatchObject({ error: { codigo: 'ruta_no_encontrada' } });
+  });
+
+  it('answers q without letters or digits with 400 instead of the first records', async () => {
+    for (const q of ['%25', '--', '%20%20']) {
+      const { status, cuerpo } = await obtener(`/v1/catalogos/claves_prod_serv?q=${q}`);
+      expect(status).toBe(400);
+      expect(cuerpo).toMatchObject({ error: { codigo: 'parametro_invalido', parametro: 'q' } });
+    }
+  });
+
+  it('answers a request Node cannot parse (raw UTF-8 in the URL) in the JSON envelope', async () => {
+    const { port } = servidor.address() as AddressInfo;
+    const respuesta = await new Promise<string>((resolve, reject) => {
+      const s = connect(port, '127.0.0.1', () => {
+        s.write(
+          Buffer.from('GET /v1/catalogos/claves_prod_serv?q=FACTURACIÓN HTTP/1.1\r\nHost: x\r\n\r\n', 'utf8'),
+        );
+      });
+      let texto = '';
+      s.on('data', (d) => (texto += d.toString('utf8')));
+      s.on('end', () => resolve(texto));
+      s.on('error', reject);
+    });
+    const [cabeza, cuerpo] = respuesta.split('\r\n\r\n');
+    expect(cabeza).toMatch(/^HTTP\/1\.1 400 /);
+    expect(cabeza).toMatch(/content-type: application\/json/i);
+    expect(JSON.parse(cuerpo!)).toMatchObject({
+      error: { tipo: 'solicitud_invalida', codigo: 'solicitud_malformada' },
+    });
   });
 });
