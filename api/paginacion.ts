@@ -19,26 +19,29 @@ export interface Lista<T> {
 // Opaque on purpose: clients must not build cursors, so the encoding can change.
 const codificar = (id: string) => Buffer.from(JSON.stringify({ v: 1, id })).toString('base64url');
 
-function decodificar(cursor: string): string {
+/** The id prefix of each list's items: a cursor only walks the list that issued it. */
+export type PrefijoLista = 'org' | 'cli' | 'prod' | 'cert' | 'llave' | 'fac' | 'evt';
+
+function decodificar(cursor: string, prefijo: PrefijoLista): string {
   try {
     const { v, id } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
       v?: number;
       id?: unknown;
     };
-    if (v === 1 && typeof id === 'string' && /^[a-z]+_[0-9a-z]{26}$/.test(id)) return id;
+    if (v === 1 && typeof id === 'string' && new RegExp(`^${prefijo}_[0-9a-z]{26}$`).test(id)) return id;
   } catch {
     // falls through to the error
   }
   throw new ApiError(
     'solicitud_invalida',
     'cursor_invalido',
-    'El cursor no es válido: use el valor de paginacion.siguiente_cursor de la página anterior.',
+    'El cursor no es válido para esta lista: use el valor de paginacion.siguiente_cursor de la página anterior de la misma lista.',
     'paginacion.cursor_inicio',
   );
 }
 
 /** Reads `paginacion.limite` and `paginacion.cursor_inicio` (already type-checked by the OpenAPI validator). */
-export function leerPagina(query: Record<string, unknown>): Pagina {
+export function leerPagina(query: Record<string, unknown>, prefijo: PrefijoLista): Pagina {
   const limite =
     query['paginacion.limite'] === undefined ? LIMITE_POR_DEFECTO : Number(query['paginacion.limite']);
   if (!Number.isInteger(limite) || limite < 1 || limite > LIMITE_MAXIMO) {
@@ -50,7 +53,10 @@ export function leerPagina(query: Record<string, unknown>): Pagina {
     );
   }
   const cursor = query['paginacion.cursor_inicio'];
-  return { limite, despuesDe: typeof cursor === 'string' && cursor ? decodificar(cursor) : undefined };
+  return {
+    limite,
+    despuesDe: typeof cursor === 'string' && cursor ? decodificar(cursor, prefijo) : undefined,
+  };
 }
 
 /**

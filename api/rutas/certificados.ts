@@ -37,7 +37,7 @@ export function rutasCertificados(s: ServicioCertificados): Router {
   });
   r.get('/v1/certificados', async (req, res) => {
     const organizacion = req.query.organizacion as string | undefined;
-    res.json(await s.listar(alcanceDe(req), { organizacion }, leerPagina(req.query)));
+    res.json(await s.listar(alcanceDe(req), { organizacion }, leerPagina(req.query, 'cert')));
   });
   r.get('/v1/certificados/:id', async (req, res) => {
     res.json(await s.obtener(alcanceDe(req), req.params.id));

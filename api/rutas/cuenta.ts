@@ -20,7 +20,7 @@ export function rutasCuenta(cuenta: ServicioCuenta, llaves: ServicioLlaves): Rou
     res.status(201).json(await llaves.crear(alcanceDe(req), req.body));
   });
   r.get('/v1/llaves_api', async (req, res) => {
-    res.json(await llaves.listar(alcanceDe(req), leerPagina(req.query)));
+    res.json(await llaves.listar(alcanceDe(req), leerPagina(req.query, 'llave')));
   });
   r.delete('/v1/llaves_api/:id', async (req, res) => {
     res.json(await llaves.revocar(alcanceDe(req), req.params.id));

@@ -13,7 +13,7 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
   r.get('/v1/facturas', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;
     const filtros = { organizacion: q.organizacion, cliente: q.cliente, estado: q.estado, tipo: q.tipo };
-    res.json(await facturas.listar(alcanceDe(req), filtros, leerPagina(req.query)));
+    res.json(await facturas.listar(alcanceDe(req), filtros, leerPagina(req.query, 'fac')));
   });
   r.get('/v1/facturas/:id', async (req, res) => {
     res.json(await facturas.obtener(alcanceDe(req), req.params.id));
@@ -40,7 +40,11 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
 
   r.get('/v1/eventos', async (req, res) => {
     res.json(
-      await eventos.listar(alcanceDe(req), req.query.tipo as string | undefined, leerPagina(req.query)),
+      await eventos.listar(
+        alcanceDe(req),
+        req.query.tipo as string | undefined,
+        leerPagina(req.query, 'evt'),
+      ),
     );
   });
   r.get('/v1/eventos/:id', async (req, res) => {

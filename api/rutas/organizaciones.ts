@@ -21,7 +21,7 @@ export function rutasOrganizaciones(s: {
     res.status(201).json(await s.organizaciones.crear(alcanceDe(req), req.body));
   });
   r.get('/v1/organizaciones', async (req, res) => {
-    res.json(await s.organizaciones.listar(alcanceDe(req), leerPagina(req.query)));
+    res.json(await s.organizaciones.listar(alcanceDe(req), leerPagina(req.query, 'org')));
   });
   r.get('/v1/organizaciones/:id', async (req, res) => {
     res.json(await s.organizaciones.obtener(alcanceDe(req), req.params.id));
@@ -30,15 +30,15 @@ export function rutasOrganizaciones(s: {
     res.json(await s.organizaciones.actualizar(alcanceDe(req), req.params.id, req.body));
   });
 
-  for (const [ruta, servicio] of [
-    ['clientes', s.clientes],
-    ['productos', s.productos],
+  for (const [ruta, servicio, prefijo] of [
+    ['clientes', s.clientes, 'cli'],
+    ['productos', s.productos, 'prod'],
   ] as const) {
     r.post(`/v1/${ruta}`, async (req, res) => {
       res.status(201).json(await servicio.crear(alcanceDe(req), req.body));
     });
     r.get(`/v1/${ruta}`, async (req, res) => {
-      res.json(await servicio.listar(alcanceDe(req), filtros(req.query), leerPagina(req.query)));
+      res.json(await servicio.listar(alcanceDe(req), filtros(req.query), leerPagina(req.query, prefijo)));
     });
     r.get(`/v1/${ruta}/:id`, async (req, res) => {
       res.json(await servicio.obtener(alcanceDe(req), req.params.id));

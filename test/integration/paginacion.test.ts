@@ -60,6 +60,23 @@ describe('paginación por cursor', () => {
     expect((await c.http.get('/v1/organizaciones?paginacion.limite=100')).status).toBe(200);
   });
 
+  it('un cursor solo sirve para la lista que lo dio', async () => {
+    const c = await nuevaCuenta(pila.db, pila.url);
+    for (const nombre of ['a', 'b']) await c.http.post('/v1/llaves_api', { nombre, modo: 'test' });
+    const pagina = await c.http.get('/v1/llaves_api?paginacion.limite=1');
+    const cursor = pagina.body.paginacion.siguiente_cursor as string;
+    expect(cursor).toBeTruthy();
+    expect((await c.http.get(`/v1/llaves_api?paginacion.cursor_inicio=${cursor}`)).status).toBe(200);
+    for (const lista of ['organizaciones', 'clientes', 'productos', 'facturas', 'eventos', 'certificados']) {
+      const r = await c.http.get(`/v1/${lista}?paginacion.cursor_inicio=${cursor}`);
+      expect(r.status).toBe(400);
+      expect(r.body.error).toMatchObject({
+        codigo: 'cursor_invalido',
+        parametro: 'paginacion.cursor_inicio',
+      });
+    }
+  });
+
   it('un parámetro desconocido responde 400 en lugar de ignorarse', async () => {
     const c = await nuevaCuenta(pila.db, pila.url);
     const r = await c.http.get('/v1/organizaciones?limit=5');
