@@ -2,10 +2,10 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ComprobanteEntrada } from '../cfdi/comprobante/tipos';
-import { raizProyecto } from '../config/rutas';
+import { directorioSat } from '../config/rutas';
 
 /** The SAT's shared data folder, beside the repository (as CI and every developer have it). */
-export const DIRECTORIO_SAT = join(raizProyecto(), '..', 'shared', 'sat');
+export const DIRECTORIO_SAT = directorioSat();
 
 /** The SAT's public test CSD (EKU9003173C9): the key and certificate the benchmarks seal with. */
 export function csdDePrueba(): { llave: KeyObject; certificado: X509Certificate } {

@@ -8,7 +8,7 @@ import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { leerCertificado } from '../cfdi/csd';
 import { fechaCfdi } from '../cfdi/fecha';
 import { cargarConfigSinSecretos } from '../config/config';
-import { raizProyecto } from '../config/rutas';
+import { directorioSat } from '../config/rutas';
 import { crearKnex } from '../db/conexion';
 import { crearCuentaConLlave } from '../db/repositorios/cuentas';
 import { crearPacFinkok } from '../pac/finkok/cliente';
@@ -25,15 +25,7 @@ const CLIENTES = 16;
 const N = Number(process.env.BENCH_N ?? 400);
 const config = cargarConfigSinSecretos();
 const api = `http://127.0.0.1:${config.api.port}`;
-const CSD = join(
-  raizProyecto(),
-  '..',
-  'shared',
-  'sat',
-  'csd',
-  'valid-csd',
-  'EKU9003173C9_CSD_30001000000500003416',
-);
+const CSD = join(directorioSat(), 'csd', 'valid-csd', 'EKU9003173C9_CSD_30001000000500003416');
 const cer = readFileSync(`${CSD}.cer`);
 const key = readFileSync(`${CSD}.key`);
 

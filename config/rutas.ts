@@ -14,3 +14,5 @@ export function raizProyecto(desde = __dirname): string {
 
 export const rutaOpenApi = () => join(raizProyecto(), 'openapi.yaml');
 export const rutaDatos = () => join(raizProyecto(), '.data');
+/** The SAT's reference files (CSDs, XSD/XSLT, examples) for tests and benchmarks: ../shared/sat beside the repo. */
+export const directorioSat = () => join(raizProyecto(), '..', 'shared', 'sat');

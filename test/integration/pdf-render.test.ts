@@ -10,8 +10,9 @@ import { descripcionesDesdeCsv } from '../../pdf/descripciones';
 import { Navegador } from '../../pdf/navegador';
 import { ErrorRenderizado, RenderizadorPdf } from '../../pdf/renderizador';
 import { htmlRepresentacion, LEYENDA } from '../../pdf/representacion';
+import { directorioSat } from '../../config/rutas';
 
-const EJEMPLOS = join(__dirname, '..', '..', '..', 'shared', 'sat', 'examples', 'signed');
+const EJEMPLOS = join(directorioSat(), 'examples', 'signed');
 const STAMPED = ['ingreso-real-stamped-pue-iva16.xml', 'ingreso-sandbox-stamped-descuento.xml'];
 const descripciones = descripcionesDesdeCsv();
 

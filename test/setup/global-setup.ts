@@ -1,8 +1,9 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { accessSync, constants, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
+import { directorioSat } from '../../config/rutas';
 import { cargarCatalogos } from '../../db/catalogos/cargar';
 import { crearKnex, recrearBase } from '../../db/conexion';
 import { migrar } from '../../db/migraciones';
@@ -20,6 +21,15 @@ export default async function globalSetup() {
   const falta = (que: string, como: string) => {
     throw new Error(`Infraestructura de pruebas incompleta: ${que}. ${como}`);
   };
+
+  // The SAT's reference files are not copied into the repository: tests read them beside it.
+  const sat = directorioSat();
+  if (!existsSync(join(sat, 'csd', 'MANIFEST.csv')) || !existsSync(join(sat, 'examples'))) {
+    falta(
+      `los archivos de referencia del SAT no están en ${sat}`,
+      'El repositorio debe estar junto a la carpeta shared/ del proyecto (shared/sat con csd/, examples/, xml/ y docs/).',
+    );
+  }
 
   const cli = rutaTemporalCli();
   try {

@@ -2,6 +2,7 @@ import { generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import forge from 'node-forge';
+import { directorioSat } from '../../config/rutas';
 
 /**
  * CSD-like certificates for tests: any RFC, name, validity window, CSD or FIEL shape, issued by an
@@ -194,7 +195,7 @@ export function generarCsd(opciones: OpcionesCsdPrueba = {}): CsdPrueba {
 // --- the SAT's public test files ----------------------------------------------------------------
 
 // The SAT's files live next to the repository (../shared/sat), as the project's notes describe.
-export const DIRECTORIO_CSD_SAT = join(__dirname, '..', '..', '..', 'shared', 'sat', 'csd');
+export const DIRECTORIO_CSD_SAT = join(directorioSat(), 'csd');
 
 export interface FilaManifiesto {
   cer: string;

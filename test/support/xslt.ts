@@ -7,6 +7,7 @@ import { promisify } from 'node:util';
 import { extraerTimbre } from '../../cfdi/timbre';
 import type { Nodo } from '../../cfdi/xml/nodo';
 import { serializar } from '../../cfdi/xml/serializar';
+import { directorioSat } from '../../config/rutas';
 
 /**
  * The SAT's own tools as test oracles: `xsltproc` with the shipped XSLTs prints the cadena original,
@@ -14,7 +15,7 @@ import { serializar } from '../../cfdi/xml/serializar';
  */
 
 // The SAT's files live next to the repository (../shared/sat), as the project's notes describe.
-export const DIRECTORIO_SAT = join(__dirname, '..', '..', '..', 'shared', 'sat');
+export const DIRECTORIO_SAT = directorioSat();
 const CFD = join(DIRECTORIO_SAT, 'xml', 'www.sat.gob.mx', 'sitio_internet', 'cfd');
 export const XSLT_CADENA_40 = join(CFD, '4', 'cadenaoriginal_4_0', 'cadenaoriginal_4_0.xslt');
 export const XSLT_CADENA_TFD = join(CFD, 'TimbreFiscalDigital', 'cadenaoriginal_TFD_1_1.xslt');

@@ -11,12 +11,13 @@ import {
   type PagoEntrada,
   type TotalesPagos,
 } from '../../cfdi/pagos';
+import { directorioSat } from '../../config/rutas';
 
 // ---------------------------------------------------------------------------------------------------------------
 // Test vectors: the documents' DoctoRelacionado and Pago data are the input; their ImpuestosP, Totales and
 // Monto are the expected output.
 
-const EJEMPLOS = join(__dirname, '..', '..', '..', 'shared', 'sat', 'examples');
+const EJEMPLOS = join(directorioSat(), 'examples');
 const CASOS = ['001', '002', '003', '004', '005', '006', '007', '008'];
 
 const DECIMALES_MONEDA: ReadonlyMap<string, number> = new Map(

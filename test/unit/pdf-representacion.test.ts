@@ -10,8 +10,9 @@ import { descripcionesDesdeCsv } from '../../pdf/descripciones';
 import { importeConLetra, numeroEnLetras } from '../../pdf/importe-con-letra';
 import { qrSvg } from '../../pdf/qr-svg';
 import { htmlRepresentacion, importe, LADO_QR_MM, LEYENDA } from '../../pdf/representacion';
+import { directorioSat } from '../../config/rutas';
 
-const EJEMPLOS = join(__dirname, '..', '..', '..', 'shared', 'sat', 'examples', 'signed');
+const EJEMPLOS = join(directorioSat(), 'examples', 'signed');
 const leer = (archivo: string) => readFileSync(join(EJEMPLOS, archivo), 'utf8');
 const REAL = 'ingreso-real-stamped-pue-iva16.xml';
 const SANDBOX = 'ingreso-sandbox-stamped-descuento.xml';

@@ -7,6 +7,7 @@ import { nodo, type Nodo } from '../../cfdi/xml/nodo';
 import { convertirFilas } from '../../db/catalogos/cargar';
 import { DEFINICIONES, directorioDatos } from '../../db/catalogos/definiciones';
 import { catalogosCsv } from '../support/catalogos-csv';
+import { directorioSat } from '../../config/rutas';
 
 // ---------------------------------------------------------------------------------------------------------
 // Catalogs and clock pinned: the same answers every day.
@@ -1028,7 +1029,7 @@ describe('cada regla local, rota de una sola manera', () => {
 });
 
 describe('matriz', () => {
-  const csv = readFileSync(join(__dirname, '../../../shared/sat/docs/MatrizDeErrores_CFDI_v40.csv'), 'utf8');
+  const csv = readFileSync(join(directorioSat(), 'docs/MatrizDeErrores_CFDI_v40.csv'), 'utf8');
   const codigosCsv = [...csv.matchAll(/"(CFDI40\d{3})"/g)].map((m) => m[1]!);
 
   it('lista cada código del CSV exactamente una vez', () => {

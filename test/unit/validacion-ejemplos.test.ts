@@ -5,6 +5,7 @@ import { parsear } from '../../cfdi/xml/parsear';
 import { convertirFilas } from '../../db/catalogos/cargar';
 import { DEFINICIONES, directorioDatos } from '../../db/catalogos/definiciones';
 import { catalogosCsv } from '../support/catalogos-csv';
+import { directorioSat } from '../../config/rutas';
 
 /** The CSV catalogs plus c_Pais, which CatalogosEnMemoria does not offer yet (CFDI40150/40156). */
 function catalogosConPaises(fecha: string): CatalogosValidacion {
@@ -25,7 +26,7 @@ function catalogosConPaises(fecha: string): CatalogosValidacion {
 
 const catalogos = catalogosConPaises('2026-06-01');
 const AHORA = new Date('2026-06-01T18:00:00Z');
-const EJEMPLOS = join(__dirname, '../../../shared/sat/examples');
+const EJEMPLOS = join(directorioSat(), 'examples');
 
 const violaciones = (archivo: string) =>
   validarComprobante(parsear(readFileSync(join(EJEMPLOS, archivo), 'utf8')), catalogos, { ahora: AHORA });
