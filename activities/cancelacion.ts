@@ -80,7 +80,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
       const cert = await d.certificados.activoConSecretos(alcanceDe(e), f.organizacion_id);
       if (!cert) {
         const error = {
-          codigo: 'organizacion_sin_certificado',
+          codigo: 'sin_certificado_activo',
           mensaje: 'La organización no tiene un CSD activo para firmar la cancelación.',
         };
         await registrar(e, 'rechazada', error);

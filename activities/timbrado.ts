@@ -119,7 +119,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         return {
           estado: 'rechazado',
           error: {
-            codigo: 'organizacion_sin_certificado',
+            codigo: 'sin_certificado_activo',
             mensaje:
               'La organización no tiene un certificado (CSD) activo: súbalo con POST /v1/certificados.',
           },

@@ -14,6 +14,7 @@ import {
 import type { ServicioOrganizaciones } from '../organizaciones';
 import type { ServicioProductos } from '../productos';
 import { armarDocumento, type FacturaNueva } from './armar';
+import type { DocumentoFactura } from './documento';
 import { dtoFactura, type ErrorTimbrado } from './dto';
 
 /** Starts (or joins) the one stamping workflow of an invoice and waits for it a bounded time. */
@@ -55,6 +56,26 @@ export function crearServicioFacturas(deps: DepsFacturas) {
     const f = await repo.obtener(a, id);
     if (!f) throw new ApiError('no_encontrado', 'factura_no_encontrada', `La factura ${id} no existe.`, 'id');
     return f;
+  }
+
+  /**
+   * A draft is stamped with its issuer and client as they are now: correcting the client's SAT data (or the
+   * organization's) after a rejection is what lets the draft be stamped. A deleted client keeps its copy.
+   */
+  async function conPartesActuales(a: Alcance, f: FilaFactura): Promise<DocumentoFactura> {
+    const doc = json<DocumentoFactura>(f.documento)!;
+    const org = await deps.organizaciones.resolver(a, f.organizacion_id);
+    const emisor = { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal };
+    const c = f.cliente_id ? await deps.clientes.obtener(a, f.cliente_id) : undefined;
+    if (!c) return { ...doc, entrada: { ...doc.entrada, emisor } };
+    const receptor = {
+      rfc: c.rfc,
+      nombre: c.nombre,
+      regimen_fiscal: c.regimen_fiscal,
+      domicilio_fiscal: c.domicilio_fiscal,
+      uso_cfdi: c.uso_cfdi,
+    };
+    return { ...doc, cliente: { id: c.id, ...receptor }, entrada: { ...doc.entrada, emisor, receptor } };
   }
 
   /** After a stamping attempt: stamped → `exito`, rejected → 422 naming the invoice, still running → 202. */
@@ -119,7 +140,11 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         );
       }
       deps.timbrador.exigirDisponible(a);
-      await repo.actualizar(repo.db, a, id, { timbrado_estado: 'pendiente', timbrado_error: null });
+      await repo.actualizar(repo.db, a, id, {
+        timbrado_estado: 'pendiente',
+        timbrado_error: null,
+        documento: JSON.stringify(await conPartesActuales(a, f)),
+      });
       await deps.timbrador.timbrar(a, { id, organizacionId: f.organizacion_id });
       return resultado(a, id, 200);
     },

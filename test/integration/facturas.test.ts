@@ -147,6 +147,14 @@ describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL 
       codigo: 'CFDI40161',
       factura: { id: r.body.error.factura },
     });
+
+    // Correcting the client outside the invoice is what lets the draft be stamped.
+    expect((await c.http.patch(`/v1/clientes/${cli.body.id}`, { uso_cfdi: 'S01' })).status).toBe(200);
+    const t = await c.http.post(`/v1/facturas/${r.body.error.factura}/timbrar`);
+    expect(t.status).toBe(200);
+    expect(t.body).toMatchObject({ estado: 'timbrada', cliente: { id: cli.body.id, uso_cfdi: 'S01' } });
+    const xml = await c.http.get(`/v1/facturas/${r.body.error.factura}/xml`);
+    expect(xml.body).toContain('UsoCFDI="S01"');
   });
 
   it.each([
