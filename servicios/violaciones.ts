@@ -1,9 +1,12 @@
 import { ApiError } from '../api/errores';
 import type { Violacion } from '../cfdi/reglas/tipos';
 
-/** A fiscal rule broken by the request: 422 naming the first violation (and how many more there are). */
+/**
+ * A fiscal rule broken by the request: 422 with the first violation's code and field; the message lists
+ * every violation, so the integrator fixes them all in one round.
+ */
 export function errorDeViolaciones([primera, ...resto]: [Violacion, ...Violacion[]]): ApiError {
-  const mas = resto.length ? ` (y ${resto.length} error${resto.length > 1 ? 'es' : ''} más)` : '';
+  const mas = resto.length ? ` También: ${resto.map((v) => v.mensaje).join(' ')}` : '';
   return new ApiError('regla_de_negocio', primera.codigo, `${primera.mensaje}${mas}`, primera.parametro);
 }
 

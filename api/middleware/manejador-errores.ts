@@ -6,6 +6,8 @@ import { mensajeValidacion } from './mensajes-validacion';
 interface ErrorValidador {
   status?: number;
   message?: string;
+  /** The validator's 405 names the allowed methods in `Allow`. */
+  headers?: Record<string, string>;
   errors?: { path?: string; message?: string; errorCode?: string }[];
   type?: string;
 }
@@ -19,7 +21,11 @@ const POR_STATUS: Record<number, [TipoError, string, string]> = {
     'cuerpo_demasiado_grande',
     'El cuerpo de la solicitud es demasiado grande.',
   ],
-  415: ['tipo_de_contenido', 'tipo_de_contenido_no_soportado', 'El tipo de contenido no está soportado.'],
+  415: [
+    'tipo_de_contenido',
+    'tipo_de_contenido_no_soportado',
+    'El tipo de contenido no está soportado: envíe el cuerpo como application/json (o multipart/form-data donde la ruta lo admite).',
+  ],
 };
 
 /** `/body/conceptos/0/cantidad` → `conceptos[0].cantidad` */
@@ -44,6 +50,11 @@ export function aApiError(err: unknown): ApiError {
   const fila = typeof e?.status === 'number' ? POR_STATUS[e.status] : undefined;
   if (fila) {
     const [tipo, codigo, mensaje] = fila;
+    if (e.status === 405 && e.headers?.Allow) {
+      return new ApiError(tipo, codigo, `${mensaje} Métodos permitidos: ${e.headers.Allow}.`, undefined, {
+        Allow: e.headers.Allow,
+      });
+    }
     if (e.status !== 400) return new ApiError(tipo, codigo, mensaje);
     // Only a 400 names a parameter; for 404/405 the validator's "path" is the URL itself.
     const primero = e.errors?.[0];

@@ -43,8 +43,11 @@ export function mensajeValidacion(errorCode: string | undefined, mensaje: string
       return `${p} debe tener al menos ${numero(mensaje)} elementos.`;
     case 'maxItems':
       return `${p} debe tener a lo más ${numero(mensaje)} elementos.`;
-    case 'format':
-      return `${p} no tiene el formato ${/format "(.*)"/.exec(mensaje)?.[1] ?? 'esperado'}.`;
+    case 'format': {
+      const formato = /format "(.*)"/.exec(mensaje)?.[1];
+      if (formato === 'byte') return `${p} debe estar codificado en base64.`;
+      return `${p} no tiene el formato ${formato ?? 'esperado'}.`;
+    }
     case 'oneOf':
     case 'anyOf':
       return `${p} no coincide con ninguna de las formas permitidas.`;

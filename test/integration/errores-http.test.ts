@@ -30,6 +30,7 @@ describe('sobre de error común', () => {
   it('un método no permitido responde 405 con el sobre', async () => {
     const r = await fetch(`${pila.url}/salud`, { method: 'DELETE' });
     expect(r.status).toBe(405);
+    expect(r.headers.get('allow')).toBe('GET');
     expect((await r.json()).error.codigo).toBe('metodo_no_permitido');
   });
 

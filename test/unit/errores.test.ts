@@ -42,6 +42,12 @@ describe('mapeo central de errores', () => {
     ],
     ['type.openapi.validation', 'must be string', '/body/nombre', 'nombre debe ser de tipo texto.'],
     [
+      'format.openapi.validation',
+      'must match format "byte"',
+      '/body/cer',
+      'cer debe estar codificado en base64.',
+    ],
+    [
       'enum.openapi.validation',
       'must be equal to one of the allowed values: test, live',
       '/body/modo',
