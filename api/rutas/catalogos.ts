@@ -39,10 +39,6 @@ function leerQ(valor: string | string[] | undefined): string | undefined {
   if (typeof valor !== 'string' || valor.length < 1 || valor.length > LARGO_MAXIMO_Q) {
     throw invalido('q', `El parámetro q debe ser un texto de 1 a ${LARGO_MAXIMO_Q} caracteres.`);
   }
-  // "%" or "--" would search nothing and answer the first records as if q were absent.
-  if (terminosDeBusqueda(valor).length === 0) {
-    throw invalido('q', 'El parámetro q debe contener al menos una letra o un dígito.');
-  }
   return valor;
 }
 
@@ -86,11 +82,16 @@ export function crearRutaCatalogos(catalogos: CatalogosEnMemoria): RutaCatalogos
       const q = leerQ(consulta.q);
       const limite = leerLimite(consulta.limite);
       const clave = `${nombre}\n${limite}\n${q ?? ''}`;
-      return cache.obtener(clave, () =>
-        Buffer.from(
+      // Checked on a miss only: a refused q throws there, so it never enters the cache.
+      return cache.obtener(clave, () => {
+        // "%" or "--" would search nothing and answer the first records as if q were absent.
+        if (q !== undefined && terminosDeBusqueda(q).length === 0) {
+          throw invalido('q', 'El parámetro q debe contener al menos una letra o un dígito.');
+        }
+        return Buffer.from(
           JSON.stringify({ objeto: 'lista', catalogo: nombre, datos: catalogos.buscar(nombre, q, limite) }),
-        ),
-      );
+        );
+      });
     }
     if (esCatalogoListable(nombre)) {
       exigirConocidos(consulta, SIN_PARAMETROS);
