@@ -7,11 +7,25 @@ import type { Nodo } from './nodo';
  * character references decoded. Attribute order and prefixed names are kept as written.
  *
  * Whitespace-only text is ignored; any other text content is refused, because the Nodo model has no place
- * for it and dropping it silently would change the document. Comments and processing instructions are
+ * for it and dropping it silently would change the document (`parsearConTexto` keeps it, for SOAP). Comments and processing instructions are
  * skipped. A DOCTYPE is refused (a CFDI never has one, and it is the door to entity-expansion attacks).
  */
 export function parsear(xml: string): Nodo {
-  return new Lector(xml).documento();
+  // Without text, every child is an element: the tree is a Nodo.
+  return new Lector(xml, false).documento() as Nodo;
+}
+
+/** An element whose children may also be text (SOAP envelopes, the signed cancellation request). */
+export interface ElementoConTexto {
+  nombre: string;
+  atributos: Record<string, string>;
+  /** Elements and text in document order; adjacent text (CDATA included) is merged. */
+  hijos: (ElementoConTexto | string)[];
+}
+
+/** The same parser, keeping text content (decoded) and CDATA instead of refusing them. */
+export function parsearConTexto(xml: string): ElementoConTexto {
+  return new Lector(xml, true).documento();
 }
 
 export class ErrorXml extends Error {
@@ -49,14 +63,18 @@ class Lector {
   private readonly s: string;
   private i = 0;
 
-  constructor(xml: string) {
+  /** `conTexto`: keep text and CDATA as children; otherwise only whitespace may stand between tags. */
+  constructor(
+    xml: string,
+    private readonly conTexto: boolean,
+  ) {
     // XML 1.0 §2.11: every CR LF / lone CR becomes LF before parsing.
     let texto = xml.charCodeAt(0) === 0xfeff ? xml.slice(1) : xml;
     if (texto.includes('\r')) texto = texto.replace(/\r\n?/g, '\n');
     this.s = texto;
   }
 
-  documento(): Nodo {
+  documento(): ElementoConTexto {
     this.prologoOEpilogo();
     if (this.s.charCodeAt(this.i) !== 0x3c) this.error('se esperaba el elemento raíz');
     const raiz = this.elemento();
@@ -98,9 +116,9 @@ class Lector {
   }
 
   /** Parses one element (at `<`) with its subtree; iterative so depth never hits the JS stack. */
-  private elemento(): Nodo {
-    const pila: Nodo[] = [];
-    let raiz: Nodo | undefined;
+  private elemento(): ElementoConTexto {
+    const pila: ElementoConTexto[] = [];
+    let raiz: ElementoConTexto | undefined;
     do {
       const c = this.s.charCodeAt(this.i);
       if (c !== 0x3c) {
@@ -125,7 +143,7 @@ class Lector {
         this.saltarHasta('?>');
       } else {
         this.i++;
-        const nodo: Nodo = { nombre: this.nombre(), atributos: {}, hijos: [] };
+        const nodo: ElementoConTexto = { nombre: this.nombre(), atributos: {}, hijos: [] };
         const vacio = this.atributos(nodo);
         const padre = pila[pila.length - 1];
         if (padre) padre.hijos.push(nodo);
@@ -138,7 +156,7 @@ class Lector {
   }
 
   /** Reads attributes up to `>` or `/>`; returns true for an empty-element tag. */
-  private atributos(nodo: Nodo): boolean {
+  private atributos(nodo: ElementoConTexto): boolean {
     for (;;) {
       const antes = this.i;
       this.saltarEspacios();
@@ -209,25 +227,41 @@ class Lector {
     return valor;
   }
 
-  private texto(padre: Nodo | undefined): void {
+  private texto(padre: ElementoConTexto | undefined): void {
     const fin = this.s.indexOf('<', this.i);
     const t = this.s.slice(this.i, fin < 0 ? this.s.length : fin);
-    for (let k = 0; k < t.length; k++) {
-      if (!esEspacio(t.charCodeAt(k))) this.error(`texto no admitido dentro de <${padre?.nombre ?? ''}>`);
+    if (this.conTexto) {
+      if (PROHIBIDOS.test(t)) this.error('carácter no permitido');
+      agregarTexto(padre, this.decodificar(t));
+    } else {
+      this.soloEspacios(t, padre);
     }
     this.i = fin < 0 ? this.s.length : fin;
   }
 
-  private cdata(padre: Nodo | undefined): void {
+  private cdata(padre: ElementoConTexto | undefined): void {
     const inicio = this.i + 9;
     const fin = this.s.indexOf(']]>', inicio);
     if (fin < 0) this.error('CDATA sin cerrar');
-    for (let k = inicio; k < fin; k++) {
-      if (!esEspacio(this.s.charCodeAt(k)))
-        this.error(`texto no admitido dentro de <${padre?.nombre ?? ''}>`);
-    }
+    const t = this.s.slice(inicio, fin);
+    if (this.conTexto) agregarTexto(padre, t);
+    else this.soloEspacios(t, padre);
     this.i = fin + 3;
   }
+
+  private soloEspacios(t: string, padre: ElementoConTexto | undefined): void {
+    for (let k = 0; k < t.length; k++) {
+      if (!esEspacio(t.charCodeAt(k))) this.error(`texto no admitido dentro de <${padre?.nombre ?? ''}>`);
+    }
+  }
+}
+
+function agregarTexto(padre: ElementoConTexto | undefined, texto: string): void {
+  if (!padre) return;
+  const ultimo = padre.hijos.length - 1;
+  const previo = padre.hijos[ultimo];
+  if (typeof previo === 'string') padre.hijos[ultimo] = previo + texto;
+  else padre.hijos.push(texto);
 }
 
 /** XML 1.0 Char production. */
