@@ -1,51 +1,37 @@
-import type { Knex } from 'knex';
-import type { Alcance } from '../api/alcance';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
-import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { Transacciones } from '../db/transacciones';
+import { alcanceSistema, type Modo } from '../dominio/alcance';
+import type { Cancelacion, ErrorTimbrado } from '../dominio/factura';
 import type { PuertoPac } from '../pac/puerto';
+import { dtoFactura } from '../presentacion/factura';
 import type { Boveda } from '../seguridad/boveda';
-import type { DocumentoFactura } from '../servicios/facturas/documento';
-import { dtoFactura } from '../servicios/facturas/dto';
 import { crearAbridorCsd } from './csd';
 import type { EntradaTimbrado } from './timbrado';
 
 export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada';
 
-interface Cancelacion {
-  estado: 'solicitada' | 'en_proceso' | 'aceptada' | 'rechazada' | 'vencida';
-  motivo: '01' | '02' | '03' | '04';
-  uuid_sustitucion: string | null;
-  solicitada_en: string;
-  actualizada_en: string;
-  error?: { codigo: string; mensaje: string };
-}
-
 export interface DepsCancelacion {
-  db: Knex;
   facturas: RepositorioFacturas;
   eventos: RepositorioEventos;
   certificados: RepositorioCertificados;
+  transacciones: Transacciones;
   boveda: Boveda;
-  pacPara(modo: 'test' | 'live'): Pick<PuertoPac, 'cancelar' | 'estatusSat'>;
+  pacPara(modo: Modo): Pick<PuertoPac, 'cancelar' | 'estatusSat'>;
 }
 
-const alcanceDe = (e: EntradaTimbrado): Alcance => ({
-  cuentaId: e.cuentaId,
-  modo: e.modo,
-  llaveId: 'worker',
-});
 const CANCELADO = new Set(['Cancelado sin aceptación', 'Cancelado con aceptación', 'Plazo vencido']);
 
 export function crearActividadesCancelacion(d: DepsCancelacion) {
   const abrirCsd = crearAbridorCsd(d.boveda);
 
   /** Moves the cancellation state (and the invoice, when final) with its event, in one transaction. */
-  async function registrar(e: EntradaTimbrado, estado: EstadoCancelacion, error?: Cancelacion['error']) {
-    const a = alcanceDe(e);
-    await d.db.transaction(async (trx) => {
-      const f = await d.facturas.bloquear(trx, a, e.facturaId);
-      const c = f && json<Cancelacion>(f.cancelacion);
+  async function registrar(e: EntradaTimbrado, estado: EstadoCancelacion, error?: ErrorTimbrado) {
+    const a = alcanceSistema(e);
+    await d.transacciones.ejecutar(async (tx) => {
+      const f = await d.facturas.bloquear(tx, a, e.facturaId);
+      const c = f?.cancelacion;
       if (!f || !c || f.estado === 'cancelada' || c.estado === 'rechazada') return;
       const nueva: Cancelacion = {
         ...c,
@@ -54,22 +40,18 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         ...(error ? { error } : {}),
       };
       if (estado === 'en_proceso' && c.estado === 'en_proceso') return;
-      await d.facturas.actualizar(trx, a, e.facturaId, {
-        cancelacion: JSON.stringify(nueva),
-        ...(estado === 'cancelada' ? { estado: 'cancelada' } : {}),
-      });
-      const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, trx))!);
-      if (estado === 'cancelada') await d.eventos.registrar(trx, a, 'factura.cancelada', factura);
+      await d.facturas.guardarCancelacion(a, e.facturaId, nueva, { cancelada: estado === 'cancelada', tx });
+      const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
+      if (estado === 'cancelada') await d.eventos.registrar(tx, a, 'factura.cancelada', factura);
       if (estado === 'rechazada')
-        await d.eventos.registrar(trx, a, 'factura.cancelacion_fallida', { ...error, factura });
+        await d.eventos.registrar(tx, a, 'factura.cancelacion_fallida', { ...error, factura });
     });
   }
 
   async function datos(e: EntradaTimbrado) {
-    const f = await d.facturas.obtener(alcanceDe(e), e.facturaId);
-    if (!f?.uuid) throw new Error(`factura ${e.facturaId} sin UUID`);
-    const doc = json<DocumentoFactura>(f.documento)!;
-    return { f, doc, c: json<Cancelacion>(f.cancelacion)! };
+    const f = await d.facturas.obtener(alcanceSistema(e), e.facturaId);
+    if (!f?.uuid || !f.cancelacion) throw new Error(`factura ${e.facturaId} sin UUID o sin cancelación`);
+    return { f, doc: f.documento, c: f.cancelacion };
   }
 
   return {
@@ -77,7 +59,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
     async solicitarCancelacion(e: EntradaTimbrado): Promise<EstadoCancelacion> {
       const { f, doc, c } = await datos(e);
       if (f.estado === 'cancelada') return 'cancelada';
-      const cert = await d.certificados.activoConSecretos(alcanceDe(e), f.organizacion_id);
+      const cert = await d.certificados.activoConSecretos(alcanceSistema(e), f.organizacion_id);
       if (!cert) {
         const error = {
           codigo: 'sin_certificado_activo',

@@ -1,6 +1,7 @@
 import type { KeyObject } from 'node:crypto';
 import { abrirLlave, leerCertificado } from '../cfdi/csd';
 import type { FilaCertificado, SecretosCertificado } from '../db/repositorios/certificados';
+import type { Modo } from '../dominio/alcance';
 import type { Boveda } from '../seguridad/boveda';
 
 export interface CsdAbierto {
@@ -15,10 +16,7 @@ export interface CsdAbierto {
  */
 export function crearAbridorCsd(boveda: Boveda) {
   const abiertos = new Map<string, CsdAbierto>();
-  return (
-    alcance: { cuentaId: string; modo: 'test' | 'live' },
-    cert: FilaCertificado & SecretosCertificado,
-  ) => {
+  return (alcance: { cuentaId: string; modo: Modo }, cert: FilaCertificado & SecretosCertificado) => {
     const guardado = abiertos.get(cert.id);
     if (guardado) return guardado;
     const secretos = boveda.abrir(

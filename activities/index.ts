@@ -1,11 +1,12 @@
 import { crearActividadesCancelacion } from './cancelacion';
 import { crearActividadesPdf, type GeneradorPdf } from './pdf';
 import { crearActividadesSonda, type DepsSonda } from './sonda-salud';
+import type { Modo } from '../dominio/alcance';
 import type { PuertoPac } from '../pac/puerto';
 import { crearActividadesTimbrado, type DepsTimbrado } from './timbrado';
 
 export type DepsActividades = DepsSonda &
-  DepsTimbrado & { pdf: GeneradorPdf; pacPara(modo: 'test' | 'live'): PuertoPac };
+  DepsTimbrado & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
 export function crearActividades(deps: DepsActividades) {

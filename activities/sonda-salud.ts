@@ -1,13 +1,13 @@
-import type { Knex } from 'knex';
+import type { RepositorioSondas } from '../db/repositorios/sondas';
 import type { Navegador } from '../pdf/navegador';
 
 export interface DepsSonda {
-  db: Knex;
-  navegador: Navegador;
+  sondas: RepositorioSondas;
+  navegador: Pick<Navegador, 'version'>;
   identidadWorker: string;
 }
 
-export function crearActividadesSonda({ db, navegador, identidadWorker }: DepsSonda) {
+export function crearActividadesSonda({ sondas, navegador, identidadWorker }: DepsSonda) {
   return {
     async registrarSonda(id: string): Promise<void> {
       let chromium: string | null = null;
@@ -17,11 +17,7 @@ export function crearActividadesSonda({ db, navegador, identidadWorker }: DepsSo
       } catch (e) {
         chromiumError = (e as Error).message.slice(0, 500);
       }
-      // Upsert keeps the activity idempotent under retries.
-      await db('sondas_salud')
-        .insert({ id, worker: identidadWorker, chromium, chromium_error: chromiumError })
-        .onConflict('id')
-        .merge();
+      await sondas.registrar({ id, worker: identidadWorker, chromium, chromium_error: chromiumError });
     },
   };
 }

@@ -1,31 +1,26 @@
 import { Context } from '@temporalio/activity';
-import type { Knex } from 'knex';
-import type { Alcance } from '../api/alcance';
 import { construirComprobante } from '../cfdi/comprobante/construir';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { validarComprobante } from '../cfdi/validacion';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
-import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
-import { json, type RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { Transacciones } from '../db/transacciones';
+import { alcanceSistema, type Modo } from '../dominio/alcance';
+import { RegistroDuplicado } from '../dominio/errores';
+import type { ErrorTimbrado } from '../dominio/factura';
 import type { PuertoPac, TimbreObtenido } from '../pac/puerto';
+import { dtoFactura } from '../presentacion/factura';
 import type { Boveda } from '../seguridad/boveda';
-import type { DocumentoFactura } from '../servicios/facturas/documento';
-import { dtoFactura } from '../servicios/facturas/dto';
 import { crearAbridorCsd } from './csd';
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
 export interface EntradaTimbrado {
   facturaId: string;
   cuentaId: string;
-  modo: 'test' | 'live';
-}
-
-export interface ErrorTimbrado {
-  codigo: string;
-  mensaje: string;
+  modo: Modo;
 }
 
 export type Paso = { estado: 'listo' | 'timbrada' } | { estado: 'rechazado'; error: ErrorTimbrado };
@@ -34,29 +29,23 @@ export type Paso = { estado: 'listo' | 'timbrada' } | { estado: 'rechazado'; err
 export type PacTimbrado = Pick<PuertoPac, 'timbrar' | 'consultarTimbre'>;
 
 export interface DepsTimbrado {
-  db: Knex;
   facturas: RepositorioFacturas;
   eventos: RepositorioEventos;
   certificados: RepositorioCertificados;
+  transacciones: Transacciones;
   boveda: Boveda;
   catalogos: ConsultaCatalogos;
   /** Test mode stamps with the sandbox PAC, live mode with the real one. */
-  pacPara(modo: 'test' | 'live'): PacTimbrado;
+  pacPara(modo: Modo): PacTimbrado;
   ahora?: () => Date;
 }
-
-const alcanceDe = (e: EntradaTimbrado): Alcance => ({
-  cuentaId: e.cuentaId,
-  modo: e.modo,
-  llaveId: 'worker',
-});
 
 export function crearActividadesTimbrado(d: DepsTimbrado) {
   const ahora = d.ahora ?? (() => new Date());
   const abrirCsd = crearAbridorCsd(d.boveda);
 
   async function cargar(e: EntradaTimbrado) {
-    const f = await d.facturas.obtener(alcanceDe(e), e.facturaId);
+    const f = await d.facturas.obtener(alcanceSistema(e), e.facturaId);
     // The workflow only exists for invoices the API created: a missing one is a bug, not a retryable state.
     if (!f) throw new Error(`factura ${e.facturaId} inexistente`);
     return f;
@@ -68,11 +57,18 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
    * and second): a definitive answer, reported as a rejection instead of failing forever.
    */
   async function registrarTimbre(e: EntradaTimbrado, t: TimbreObtenido): Promise<Paso> {
+    const a = alcanceSistema(e);
     try {
-      await guardarTimbre(e, t);
+      await d.transacciones.ejecutar(async (tx) => {
+        const f = await d.facturas.bloquear(tx, a, e.facturaId);
+        if (!f || f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return;
+        await d.facturas.guardarTimbre(tx, a, e.facturaId, t);
+        const timbrada = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
+        await d.eventos.registrar(tx, a, 'factura.timbrada', timbrada);
+      });
       return { estado: 'timbrada' };
     } catch (err) {
-      if (!esDuplicado(err)) throw err;
+      if (!(err instanceof RegistroDuplicado)) throw err;
       return {
         estado: 'rechazado',
         error: {
@@ -83,37 +79,18 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     }
   }
 
-  async function guardarTimbre(e: EntradaTimbrado, t: TimbreObtenido): Promise<void> {
-    const a = alcanceDe(e);
-    await d.db.transaction(async (trx) => {
-      const f = await d.facturas.bloquear(trx, a, e.facturaId);
-      if (!f || f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return;
-      await d.facturas.actualizar(trx, a, e.facturaId, {
-        estado: 'timbrada',
-        uuid: t.uuid.toUpperCase(),
-        xml_timbrado: t.xml,
-        fecha_timbrado: t.fechaTimbrado,
-        no_certificado_sat: t.noCertificadoSat,
-        timbrado_estado: 'timbrada',
-        timbrado_error: null,
-      });
-      const timbrada = dtoFactura((await d.facturas.obtener(a, e.facturaId, trx))!);
-      await d.eventos.registrar(trx, a, 'factura.timbrada', timbrada);
-    });
-  }
-
   return {
     /**
      * Builds and seals the CFDI once (the sealed XML is kept, so every retry sends the same bytes) and runs
      * every locally checkable SAT rule: an invoice the PAC would reject never reaches it.
      */
     async prepararTimbrado(e: EntradaTimbrado): Promise<Paso> {
+      const a = alcanceSistema(e);
       const f = await cargar(e);
       if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return { estado: 'timbrada' };
-      const sellado = await d.facturas.xml(alcanceDe(e), e.facturaId);
+      const sellado = await d.facturas.xml(a, e.facturaId);
       if (sellado?.sellado) return { estado: 'listo' };
 
-      const a = alcanceDe(e);
       const cert = await d.certificados.activoConSecretos(a, f.organizacion_id);
       if (!cert) {
         return {
@@ -127,7 +104,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       }
       const { llave, certificado } = abrirCsd(e, cert);
 
-      const doc = json<DocumentoFactura>(f.documento)!;
+      const doc = f.documento;
       const entrada = {
         ...doc.entrada,
         fecha: fechaCfdi(ahora(), doc.huso_horario),
@@ -143,17 +120,11 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         };
       }
       const { xml } = sellarComprobante(nodo, llave);
-      // Only the first sealing wins: a concurrent retry reuses it instead of sealing another Fecha.
-      await d
-        .db('facturas')
-        .where({ id: e.facturaId, cuenta_id: e.cuentaId, modo: e.modo })
-        .whereNull('xml_sellado')
-        .update({
-          xml_sellado: xml,
-          no_certificado: certificado.noCertificado,
-          documento: JSON.stringify({ ...doc, entrada: { ...doc.entrada, fecha: entrada.fecha } }),
-          actualizado_en: new Date(),
-        });
+      await d.facturas.guardarSello(a, e.facturaId, {
+        xml,
+        noCertificado: certificado.noCertificado,
+        documento: { ...doc, entrada: { ...doc.entrada, fecha: entrada.fecha } },
+      });
       return { estado: 'listo' };
     },
 
@@ -164,12 +135,12 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
      * Transport failures throw, so Temporal retries with backoff; a rejection is an answer, not a failure.
      */
     async enviarAlPac(e: EntradaTimbrado): Promise<Paso> {
-      const a = alcanceDe(e);
+      const a = alcanceSistema(e);
       const f = await cargar(e);
       if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return { estado: 'timbrada' };
       const xml = (await d.facturas.xml(a, e.facturaId))?.sellado;
       if (!xml) throw new Error(`factura ${e.facturaId} sin XML sellado`);
-      await d.facturas.actualizar(d.db, a, e.facturaId, { timbrado_intentos: f.timbrado_intentos + 1 });
+      await d.facturas.contarIntento(a, e.facturaId);
       const pac = d.pacPara(e.modo);
       const ctx = Context.current();
       // Heartbeats while the PAC works: a worker that dies mid-call is noticed in seconds, not at the timeout.
@@ -193,18 +164,13 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
 
     /** A definitive rejection: the invoice stays a draft with the error, and the sealed XML is dropped. */
     async registrarRechazo(e: EntradaTimbrado, error: ErrorTimbrado): Promise<void> {
-      const a = alcanceDe(e);
-      await d.db.transaction(async (trx) => {
-        const f = await d.facturas.bloquear(trx, a, e.facturaId);
+      const a = alcanceSistema(e);
+      await d.transacciones.ejecutar(async (tx) => {
+        const f = await d.facturas.bloquear(tx, a, e.facturaId);
         if (!f || f.timbrado_estado !== 'pendiente') return;
-        // Never stamped, so safe to seal again (with a fresh Fecha) if the draft is stamped later.
-        await d.facturas.actualizar(trx, a, e.facturaId, {
-          timbrado_estado: 'fallido',
-          timbrado_error: JSON.stringify(error),
-          xml_sellado: null,
-        });
-        const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, trx))!);
-        await d.eventos.registrar(trx, a, 'factura.timbrado_fallido', { ...error, factura });
+        await d.facturas.guardarRechazo(tx, a, e.facturaId, error);
+        const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
+        await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', { ...error, factura });
       });
     },
   };

@@ -1,12 +1,5 @@
 import type { Request } from 'express';
-import type { Modo } from './llaves/material';
-
-/** Who is asking: every query of a business resource is scoped by account and mode. */
-export interface Alcance {
-  cuentaId: string;
-  modo: Modo;
-  llaveId: string;
-}
+import type { Alcance } from '../dominio/alcance';
 
 declare module 'express-serve-static-core' {
   interface Request {

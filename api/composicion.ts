@@ -9,6 +9,7 @@ import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
 import { crearRepositorioLlaves } from '../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
 import { crearRepositorioProductos } from '../db/repositorios/productos';
+import { crearTransacciones } from '../db/transacciones';
 import type { Boveda } from '../seguridad/boveda';
 import { crearServicioCertificados } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
@@ -52,6 +53,7 @@ export function crearServicios(deps: {
     eventos: crearServicioEventos({ eventos }),
     facturas: crearServicioFacturas({
       facturas: crearRepositorioFacturas(db),
+      transacciones: crearTransacciones(db),
       eventos,
       clientes: clientesRepo,
       organizaciones,

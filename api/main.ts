@@ -1,3 +1,4 @@
+import { crearRepositorioSondas } from '../db/repositorios/sondas';
 import { cargarConfig } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearBoveda } from '../seguridad/boveda';
@@ -37,7 +38,7 @@ async function main() {
     }),
     limite: config.limiteSolicitudes,
     salud: {
-      db,
+      sondas: crearRepositorioSondas(db),
       temporal,
       taskQueue: config.temporal.taskQueue,
       pacUrl: config.pac.sandboxUrl,

@@ -1,14 +1,8 @@
-import type { Knex } from 'knex';
+import type { Pagina, Tramo } from '../dominio/paginacion';
 import { ApiError } from './errores';
 
 export const LIMITE_POR_DEFECTO = 20;
 export const LIMITE_MAXIMO = 100;
-
-export interface Pagina {
-  limite: number;
-  /** Id of the last item of the previous page. */
-  despuesDe?: string;
-}
 
 export interface Lista<T> {
   objeto: 'lista';
@@ -59,23 +53,15 @@ export function leerPagina(query: Record<string, unknown>, prefijo: PrefijoLista
   };
 }
 
-/**
- * Keyset pagination, newest first. Ids are time-ordered and unique, so "id < last seen" walks every row
- * that existed when the walk started exactly once, whatever is inserted meanwhile.
- */
-export async function paginar<F extends { id: string }, T>(
-  consulta: Knex.QueryBuilder,
-  pagina: Pagina,
-  mapear: (fila: F) => T,
-  columnaId = 'id',
-): Promise<Lista<T>> {
-  if (pagina.despuesDe) consulta.where(columnaId, '<', pagina.despuesDe);
-  const filas = (await consulta.orderBy(columnaId, 'desc').limit(pagina.limite + 1)) as F[];
-  const hayMas = filas.length > pagina.limite;
-  const datos = filas.slice(0, pagina.limite);
+/** A page as every list answers it; the cursor is the last item's id, opaque to clients. */
+export function lista<T extends { id: string }>(t: Tramo<T>): Lista<T> {
+  const ultimo = t.datos[t.datos.length - 1];
   return {
     objeto: 'lista',
-    datos: datos.map(mapear),
-    paginacion: { hay_mas: hayMas, siguiente_cursor: hayMas ? codificar(datos[datos.length - 1]!.id) : null },
+    datos: t.datos,
+    paginacion: {
+      hay_mas: t.hayMas,
+      siguiente_cursor: t.hayMas && ultimo ? codificar(ultimo.id) : null,
+    },
   };
 }

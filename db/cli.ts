@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { hashLlave } from '../api/llaves/material';
+import { hashLlave } from '../seguridad/llaves-api';
 import { cargarConfigSinSecretos } from '../config/config';
 import { rutaDatos } from '../config/rutas';
 import { cargarCatalogos } from './catalogos/cargar';

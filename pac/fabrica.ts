@@ -1,3 +1,4 @@
+import type { Modo } from '../dominio/alcance';
 import type { ConfigSinSecretos } from '../config/config';
 import { PacFinkok } from './finkok/cliente';
 import { ErrorPacNoConfigurado, type PuertoPac } from './puerto';
@@ -15,7 +16,7 @@ export interface OpcionesPacs {
   timeoutCancelacionMs?: number;
 }
 
-export function crearPacPara(modo: 'test' | 'live', op: OpcionesPacs): PuertoPac {
+export function crearPacPara(modo: Modo, op: OpcionesPacs): PuertoPac {
   const tiempos = { timeoutMs: op.timeoutMs, timeoutCancelacionMs: op.timeoutCancelacionMs };
   if (modo === 'test') {
     return new PacFinkok({

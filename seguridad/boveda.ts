@@ -1,3 +1,4 @@
+import type { Modo } from '../dominio/alcance';
 import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
 
 /**
@@ -21,7 +22,7 @@ import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
  * master key all fail GCM authentication and throw `ErrorBoveda`: never garbage plaintext.
  */
 
-export type ModoBoveda = 'test' | 'live';
+export type ModoBoveda = Modo;
 
 /** The row a secret belongs to; bound into every ciphertext. */
 export interface ContextoBoveda {

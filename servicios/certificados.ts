@@ -1,14 +1,14 @@
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
-import { paginar, type Pagina } from '../api/paginacion';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio, RegistroDuplicado } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import { validarCsd } from '../cfdi/csd';
 import { nuevoId } from '../db/ids';
 import type { FilaCertificado, RepositorioCertificados } from '../db/repositorios/certificados';
-import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { Boveda } from '../seguridad/boveda';
 import type { ServicioOrganizaciones } from './organizaciones';
 import type { Violacion } from '../cfdi/reglas/tipos';
 import { errorDeViolaciones } from './violaciones';
+import { iso } from '../presentacion/fechas';
 
 export interface CsdSubido {
   organizacion: string;
@@ -16,8 +16,6 @@ export interface CsdSubido {
   llave: Buffer;
   contrasena: string;
 }
-
-const iso = (d: Date) => new Date(d).toISOString();
 
 /** Metadata only: the key and its password never leave the vault through the API. */
 function dto(f: FilaCertificado) {
@@ -50,7 +48,7 @@ export function crearServicioCertificados(deps: {
   async function fila(a: Alcance, id: string): Promise<FilaCertificado> {
     const f = await repo.obtener(a, id);
     if (!f)
-      throw new ApiError(
+      throw new ErrorNegocio(
         'no_encontrado',
         'certificado_no_encontrado',
         `El certificado ${id} no existe.`,
@@ -100,8 +98,8 @@ export function crearServicioCertificados(deps: {
           ahora(),
         );
       } catch (e) {
-        if (!esDuplicado(e)) throw e;
-        throw new ApiError(
+        if (!(e instanceof RegistroDuplicado)) throw e;
+        throw new ErrorNegocio(
           'conflicto',
           'certificado_duplicado',
           `El certificado ${c.noCertificado} ya está cargado en la organización ${org.rfc}.`,
@@ -115,13 +113,13 @@ export function crearServicioCertificados(deps: {
 
     async listar(a: Alcance, filtros: { organizacion?: string }, pagina: Pagina) {
       const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
-      return paginar(repo.consulta(a, { organizacionId }), pagina, dto);
+      return mapearTramo(await repo.listar(a, { organizacionId }, pagina), dto);
     },
 
     async cambiarActivo(a: Alcance, id: string, activo: boolean) {
       const f = await fila(a, id);
       if (activo && new Date(f.valido_hasta).getTime() <= ahora().getTime()) {
-        throw new ApiError(
+        throw new ErrorNegocio(
           'regla_de_negocio',
           'certificado_vencido',
           `El certificado ${f.no_certificado} venció el ${iso(f.valido_hasta).slice(0, 10)}: no puede activarse.`,

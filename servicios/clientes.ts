@@ -1,20 +1,18 @@
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
-import { paginar, type Pagina } from '../api/paginacion';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio, RegistroDuplicado } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import { personaDeRfc, validarCliente } from '../cfdi/reglas';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { nuevoId } from '../db/ids';
 import type { DatosCliente, FilaCliente, RepositorioClientes } from '../db/repositorios/clientes';
-import { esDuplicado } from '../db/repositorios/con-alcance';
 import type { ServicioOrganizaciones } from './organizaciones';
 import { exigirSinViolaciones } from './violaciones';
+import { iso } from '../presentacion/fechas';
 
 type Entrada = Omit<DatosCliente, 'organizacion_id' | 'correo'> & {
   organizacion: string;
   correo?: string | null;
 };
-
-const iso = (d: Date) => new Date(d).toISOString();
 
 export function crearServicioClientes(deps: {
   clientes: RepositorioClientes;
@@ -48,12 +46,13 @@ export function crearServicioClientes(deps: {
 
   async function fila(a: Alcance, id: string): Promise<FilaCliente> {
     const f = await repo.obtener(a, id);
-    if (!f) throw new ApiError('no_encontrado', 'cliente_no_encontrado', `El cliente ${id} no existe.`, 'id');
+    if (!f)
+      throw new ErrorNegocio('no_encontrado', 'cliente_no_encontrado', `El cliente ${id} no existe.`, 'id');
     return f;
   }
 
   const duplicado = (rfc: string) =>
-    new ApiError(
+    new ErrorNegocio(
       'conflicto',
       'cliente_duplicado',
       `La organización ya tiene un cliente con el RFC ${rfc}: actualícelo o elimínelo primero.`,
@@ -64,7 +63,7 @@ export function crearServicioClientes(deps: {
     try {
       await tarea();
     } catch (e) {
-      throw esDuplicado(e) ? duplicado(rfc) : e;
+      throw e instanceof RegistroDuplicado ? duplicado(rfc) : e;
     }
   }
 
@@ -83,7 +82,7 @@ export function crearServicioClientes(deps: {
 
     async listar(a: Alcance, filtros: { organizacion?: string; q?: string }, pagina: Pagina) {
       const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
-      return paginar(repo.consulta(a, { organizacionId, q: filtros.q }), pagina, dto);
+      return mapearTramo(await repo.listar(a, { organizacionId, q: filtros.q }, pagina), dto);
     },
 
     async actualizar(a: Alcance, id: string, cambios: Partial<Omit<DatosCliente, 'organizacion_id'>>) {

@@ -1,6 +1,7 @@
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio } from '../dominio/errores';
 import type { CambiosCuenta, FilaCuenta, RepositorioCuentas } from '../db/repositorios/cuentas';
+import { iso } from '../presentacion/fechas';
 
 export interface DatosOnboarding {
   nombre?: string;
@@ -22,15 +23,13 @@ function faltantes(c: FilaCuenta): string[] {
   return f;
 }
 
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
-
 export function crearServicioCuenta(deps: { cuentas: RepositorioCuentas; ahora?: () => Date }) {
   const ahora = deps.ahora ?? (() => new Date());
 
   async function fila(cuentaId: string): Promise<FilaCuenta> {
     const c = await deps.cuentas.obtener(cuentaId);
     // A key always belongs to an account; a missing one means the row was removed under us.
-    if (!c) throw new ApiError('autenticacion', 'llave_invalida', 'La llave API no es válida.');
+    if (!c) throw new ErrorNegocio('autenticacion', 'llave_invalida', 'La llave API no es válida.');
     return c;
   }
 
@@ -51,8 +50,8 @@ export function crearServicioCuenta(deps: { cuentas: RepositorioCuentas; ahora?:
       sitio_web: c.sitio_web,
       onboarding: { completo: f.length === 0, faltantes: f },
       live_habilitado: await liveHabilitado(c),
-      creado_en: iso(c.creado_en)!,
-      actualizado_en: iso(c.actualizado_en)!,
+      creado_en: iso(c.creado_en),
+      actualizado_en: iso(c.actualizado_en),
     };
   }
 
@@ -60,7 +59,7 @@ export function crearServicioCuenta(deps: { cuentas: RepositorioCuentas; ahora?:
     const { acepta_terminos, ...resto } = datos;
     const cambios: CambiosCuenta = { ...resto };
     if (acepta_terminos === false) {
-      throw new ApiError(
+      throw new ErrorNegocio(
         'regla_de_negocio',
         'terminos_no_aceptados',
         'Para usar el servicio debe aceptar los términos (acepta_terminos: true).',

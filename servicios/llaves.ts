@@ -1,12 +1,12 @@
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
-import { generarLlave, type Modo } from '../api/llaves/material';
-import { paginar, type Pagina } from '../api/paginacion';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio } from '../dominio/errores';
+import type { Modo } from '../dominio/alcance';
+import { generarLlave } from '../seguridad/llaves-api';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import { nuevoId } from '../db/ids';
 import type { FilaLlave, RepositorioLlaves } from '../db/repositorios/llaves';
 import type { ServicioCuenta } from './cuenta';
-
-const iso = (d: Date | null) => (d ? new Date(d).toISOString() : null);
+import { iso, isoONulo } from '../presentacion/fechas';
 
 function dto(f: FilaLlave) {
   return {
@@ -15,14 +15,14 @@ function dto(f: FilaLlave) {
     nombre: f.nombre,
     modo: f.modo,
     prefijo: f.prefijo,
-    creado_en: iso(f.creado_en)!,
-    revocada_en: iso(f.revocada_en),
-    ultimo_uso_en: iso(f.ultimo_uso_en),
+    creado_en: iso(f.creado_en),
+    revocada_en: isoONulo(f.revocada_en),
+    ultimo_uso_en: isoONulo(f.ultimo_uso_en),
   };
 }
 
 export const errorLiveBloqueado = () =>
-  new ApiError(
+  new ErrorNegocio(
     'permiso',
     'modo_live_bloqueado',
     'El modo live se habilita al completar el onboarding (POST /v1/cuenta) y tener un CSD válido y activo en una organización.',
@@ -38,7 +38,7 @@ export function crearServicioLlaves(deps: {
 
   async function obtener(alcance: Alcance, id: string) {
     const f = await deps.llaves.obtener(alcance.cuentaId, id);
-    if (!f) throw new ApiError('no_encontrado', 'llave_no_encontrada', `La llave ${id} no existe.`, 'id');
+    if (!f) throw new ErrorNegocio('no_encontrado', 'llave_no_encontrada', `La llave ${id} no existe.`, 'id');
     return f;
   }
 
@@ -60,8 +60,8 @@ export function crearServicioLlaves(deps: {
       return { ...dto({ ...fila, revocada_en: null, ultimo_uso_en: null }), secreto: material.secreto };
     },
 
-    listar: (alcance: Alcance, pagina: Pagina) =>
-      paginar(deps.llaves.consulta(alcance.cuentaId), pagina, dto),
+    listar: async (alcance: Alcance, pagina: Pagina) =>
+      mapearTramo(await deps.llaves.listar(alcance.cuentaId, pagina), dto),
 
     async revocar(alcance: Alcance, id: string) {
       await obtener(alcance, id);

@@ -1,20 +1,18 @@
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
-import { paginar, type Pagina } from '../api/paginacion';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio, RegistroDuplicado } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { personaDeRfc, validarOrganizacion } from '../cfdi/reglas';
 import { nuevoId } from '../db/ids';
-import { esDuplicado } from '../db/repositorios/con-alcance';
 import type {
   DatosOrganizacion,
   FilaOrganizacion,
   RepositorioOrganizaciones,
 } from '../db/repositorios/organizaciones';
 import { exigirSinViolaciones } from './violaciones';
+import { iso } from '../presentacion/fechas';
 
 export const COLOR_ACENTO_POR_DEFECTO = '#1F4E79';
-
-const iso = (d: Date) => new Date(d).toISOString();
 
 export function dtoOrganizacion(f: FilaOrganizacion) {
   return {
@@ -36,7 +34,7 @@ export function dtoOrganizacion(f: FilaOrganizacion) {
 }
 
 export const noEncontrada = (idORfc: string, parametro = 'id') =>
-  new ApiError(
+  new ErrorNegocio(
     'no_encontrado',
     'organizacion_no_encontrada',
     `La organización ${idORfc} no existe.`,
@@ -76,8 +74,8 @@ export function crearServicioOrganizaciones(deps: {
       try {
         await repo.insertar(a, id, completo, ahora());
       } catch (e) {
-        if (!esDuplicado(e)) throw e;
-        throw new ApiError(
+        if (!(e instanceof RegistroDuplicado)) throw e;
+        throw new ErrorNegocio(
           'conflicto',
           'organizacion_duplicada',
           `Ya existe una organización con el RFC ${datos.rfc} en este modo.`,
@@ -89,8 +87,7 @@ export function crearServicioOrganizaciones(deps: {
 
     obtener: async (a: Alcance, idORfc: string) => dtoOrganizacion(await fila(a, idORfc)),
 
-    listar: (a: Alcance, pagina: Pagina) =>
-      paginar(repo.consulta(a), pagina, dtoOrganizacion, 'organizaciones.id'),
+    listar: async (a: Alcance, pagina: Pagina) => mapearTramo(await repo.listar(a, pagina), dtoOrganizacion),
 
     async actualizar(a: Alcance, idORfc: string, cambios: Partial<Omit<DatosOrganizacion, 'rfc'>>) {
       const actual = await fila(a, idORfc);

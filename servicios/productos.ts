@@ -1,6 +1,6 @@
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
-import { paginar, type Pagina } from '../api/paginacion';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import { normalizarPrecio, normalizarTasa, validarProducto } from '../cfdi/reglas';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { nuevoId } from '../db/ids';
@@ -12,6 +12,7 @@ import type {
 } from '../db/repositorios/productos';
 import type { ServicioOrganizaciones } from './organizaciones';
 import { exigirSinViolaciones } from './violaciones';
+import { iso } from '../presentacion/fechas';
 
 type EntradaImpuestos = Partial<Impuestos>;
 type Entrada = Omit<
@@ -23,8 +24,6 @@ type Entrada = Omit<
   no_identificacion?: string | null;
   impuestos_default?: EntradaImpuestos;
 };
-
-const iso = (d: Date) => new Date(d).toISOString();
 
 /** Both arrays always present and rates with their 6 decimals, as the CFDI writes them. */
 function normalizarImpuestos(i: EntradaImpuestos | undefined): Impuestos {
@@ -64,7 +63,7 @@ export function crearServicioProductos(deps: {
   async function fila(a: Alcance, id: string, parametro = 'id'): Promise<FilaProducto> {
     const f = await repo.obtener(a, id);
     if (!f)
-      throw new ApiError(
+      throw new ErrorNegocio(
         'no_encontrado',
         'producto_no_encontrado',
         `El producto ${id} no existe.`,
@@ -104,9 +103,7 @@ export function crearServicioProductos(deps: {
 
     async listar(a: Alcance, filtros: { organizacion?: string; q?: string }, pagina: Pagina) {
       const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
-      return paginar(repo.consulta(a, { organizacionId, q: filtros.q }), pagina, (f: FilaProducto) =>
-        dto(repo.leer(f)),
-      );
+      return mapearTramo(await repo.listar(a, { organizacionId, q: filtros.q }, pagina), dto);
     },
 
     async actualizar(a: Alcance, id: string, entrada: Partial<Omit<Entrada, 'organizacion'>>) {

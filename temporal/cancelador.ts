@@ -1,7 +1,7 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
 import type { Cancelador } from '../servicios/facturas';
 import { esperarCancelacion, type cancelarFactura } from '../workflows/cancelacion';
-import { atributosFactura } from './atributos';
+import { atributosFactura } from '../workflows/atributos';
 import { esperarAcotado } from './espera';
 
 export const idCancelacion = (facturaId: string) => `cancelacion:${facturaId}`;

@@ -1,6 +1,6 @@
 import { Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { ATRIBUTOS } from './atributos';
+import { ATRIBUTOS } from '../workflows/atributos';
 
 const TIPO_PROTO: Record<string, temporal.api.enums.v1.IndexedValueType> = {
   KEYWORD: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { raizProyecto } from '../config/rutas';
-import { atributosParaCli } from './atributos';
+import { atributosParaCli } from '../workflows/atributos';
 
 /** Where the Temporal CLI lives: $TEMPORAL_CLI, else what scripts/temporal-cli.sh says (one rule, in the script). */
 export function rutaTemporalCli(): string {

@@ -1,9 +1,9 @@
 import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
-import type { Alcance } from '../api/alcance';
-import { ApiError } from '../api/errores';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
 import { esperarTimbrado, type timbrarFactura } from '../workflows/timbrado';
-import { atributosFactura } from './atributos';
+import { atributosFactura } from '../workflows/atributos';
 import { esperarAcotado } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
@@ -21,7 +21,7 @@ export function crearTimbradorTemporal(d: {
   return {
     exigirDisponible(a: Alcance) {
       if (a.modo === 'live' && !d.pacLiveConfigurado) {
-        throw new ApiError(
+        throw new ErrorNegocio(
           'servicio_no_disponible',
           'pac_no_disponible',
           'El timbrado en modo live no está disponible: el servicio no tiene configurado un PAC real.',

@@ -1,9 +1,12 @@
 import type { Knex } from 'knex';
+import type { Modo } from '../dominio/alcance';
 import type { DepsActividades } from '../activities';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioEventos } from '../db/repositorios/eventos';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
+import { crearRepositorioSondas } from '../db/repositorios/sondas';
+import { crearTransacciones } from '../db/transacciones';
 import type { PuertoPac } from '../pac/puerto';
 import type { Navegador } from '../pdf/navegador';
 import { RenderizadorPdf } from '../pdf/renderizador';
@@ -16,7 +19,7 @@ export function crearDepsActividades(o: {
   navegador: Navegador;
   catalogos: ConsultaCatalogos;
   boveda: Boveda;
-  pacPara: (modo: 'test' | 'live') => PuertoPac;
+  pacPara: (modo: Modo) => PuertoPac;
   identidadWorker: string;
 }): DepsActividades {
   const renderizador = new RenderizadorPdf(o.navegador);
@@ -36,11 +39,14 @@ export function crearDepsActividades(o: {
     tipo_relacion: (k) => c.tipoRelacion(k),
   };
   const descripciones: Descripciones = (catalogo, clave) => lecturas[catalogo]?.(clave)?.descripcion;
+  const { db, ...resto } = o;
   return {
-    ...o,
-    facturas: crearRepositorioFacturas(o.db),
-    eventos: crearRepositorioEventos(o.db),
-    certificados: crearRepositorioCertificados(o.db),
+    ...resto,
+    facturas: crearRepositorioFacturas(db),
+    sondas: crearRepositorioSondas(db),
+    transacciones: crearTransacciones(db),
+    eventos: crearRepositorioEventos(db),
+    certificados: crearRepositorioCertificados(db),
     pdf: {
       generar: (xml, colorAcento) =>
         renderizador.renderizar(htmlRepresentacion(xml, { colorAcento, descripciones })),

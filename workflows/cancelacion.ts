@@ -10,7 +10,7 @@ import {
 import type { Actividades } from '../activities';
 import type { EstadoCancelacion } from '../activities/cancelacion';
 import type { EntradaTimbrado } from '../activities/timbrado';
-import { ATRIBUTOS } from '../temporal/atributos';
+import { ATRIBUTOS } from './atributos';
 
 export interface EntradaCancelacion extends EntradaTimbrado {
   /** Between SAT status checks while the receiver decides (an input: workflows never read settings). */

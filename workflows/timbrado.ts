@@ -10,7 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Actividades } from '../activities';
 import type { EntradaTimbrado } from '../activities/timbrado';
-import { ATRIBUTOS } from '../temporal/atributos';
+import { ATRIBUTOS } from './atributos';
 
 export type ResultadoTimbrado = 'timbrada' | 'fallido';
 

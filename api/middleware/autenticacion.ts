@@ -3,7 +3,7 @@ import type { RepositorioLlaves } from '../../db/repositorios/llaves';
 import type { ServicioCuenta } from '../../servicios/cuenta';
 import { errorLiveBloqueado } from '../../servicios/llaves';
 import { ApiError } from '../errores';
-import { hashLlave, modoDeLlave } from '../llaves/material';
+import { hashLlave, modoDeLlave } from '../../seguridad/llaves-api';
 
 const REALM = { 'WWW-Authenticate': 'Basic realm="API CFDI", charset="UTF-8"' };
 // ultimo_uso_en is informative: one write per key per minute is plenty.

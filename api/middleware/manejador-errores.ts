@@ -1,5 +1,6 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../log/logger';
+import { ErrorNegocio } from '../../dominio/errores';
 import { ApiError, type TipoError } from '../errores';
 import { mensajeValidacion } from './mensajes-validacion';
 
@@ -36,9 +37,20 @@ function nombreParametro(ruta?: string): string | undefined {
   return partes.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
 }
 
+/** A business refusal: its kind is the envelope's `tipo` and picks the status; a retry hint is `Retry-After`. */
+function desdeNegocio(e: ErrorNegocio): ApiError {
+  const { reintentarEnSegundos, factura } = e.detalle;
+  const encabezados: Record<string, string> =
+    reintentarEnSegundos === undefined ? {} : { 'Retry-After': String(reintentarEnSegundos) };
+  const error = new ApiError(e.tipo, e.codigo, e.message, e.parametro, encabezados);
+  error.factura = factura;
+  return error;
+}
+
 /** Maps whatever was thrown into an ApiError; unknown errors become a 500 without internals. */
 export function aApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
+  if (err instanceof ErrorNegocio) return desdeNegocio(err);
   const e = err as ErrorValidador & { type?: string };
   if (e?.type === 'entity.parse.failed') {
     return new ApiError('solicitud_invalida', 'json_invalido', 'El cuerpo no es JSON válido.');

@@ -2,7 +2,7 @@ import { Router, type Request } from 'express';
 import type { CsdSubido, ServicioCertificados } from '../../servicios/certificados';
 import { alcanceDe } from '../alcance';
 import { ApiError } from '../errores';
-import { leerPagina } from '../paginacion';
+import { leerPagina, lista } from '../paginacion';
 
 /** The upload arrives as multipart (files in parts `cer` and `llave`) or as JSON with base64 files. */
 function leerSubida(req: Request): CsdSubido {
@@ -37,7 +37,7 @@ export function rutasCertificados(s: ServicioCertificados): Router {
   });
   r.get('/v1/certificados', async (req, res) => {
     const organizacion = req.query.organizacion as string | undefined;
-    res.json(await s.listar(alcanceDe(req), { organizacion }, leerPagina(req.query, 'cert')));
+    res.json(lista(await s.listar(alcanceDe(req), { organizacion }, leerPagina(req.query, 'cert'))));
   });
   r.get('/v1/certificados/:id', async (req, res) => {
     res.json(await s.obtener(alcanceDe(req), req.params.id));

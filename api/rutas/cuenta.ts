@@ -2,7 +2,7 @@ import { Router } from 'express';
 import type { ServicioCuenta } from '../../servicios/cuenta';
 import type { ServicioLlaves } from '../../servicios/llaves';
 import { alcanceDe } from '../alcance';
-import { leerPagina } from '../paginacion';
+import { leerPagina, lista } from '../paginacion';
 
 export function rutasCuenta(cuenta: ServicioCuenta, llaves: ServicioLlaves): Router {
   const r = Router();
@@ -20,7 +20,7 @@ export function rutasCuenta(cuenta: ServicioCuenta, llaves: ServicioLlaves): Rou
     res.status(201).json(await llaves.crear(alcanceDe(req), req.body));
   });
   r.get('/v1/llaves_api', async (req, res) => {
-    res.json(await llaves.listar(alcanceDe(req), leerPagina(req.query, 'llave')));
+    res.json(lista(await llaves.listar(alcanceDe(req), leerPagina(req.query, 'llave'))));
   });
   r.delete('/v1/llaves_api/:id', async (req, res) => {
     res.json(await llaves.revocar(alcanceDe(req), req.params.id));

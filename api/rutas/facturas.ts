@@ -1,30 +1,31 @@
-import { Router } from 'express';
+import { Router, type Response } from 'express';
 import type { ServicioEventos } from '../../servicios/eventos';
-import type { ServicioFacturas } from '../../servicios/facturas';
+import type { ResultadoFactura, ServicioFacturas } from '../../servicios/facturas';
 import { alcanceDe } from '../alcance';
-import { leerPagina } from '../paginacion';
+import { leerPagina, lista } from '../paginacion';
+
+/** A stamping or cancellation still going on after the bounded wait answers 202; a final one `completa`. */
+const responder = (res: Response, r: ResultadoFactura, completa: 200 | 201) =>
+  res.status(r.pendiente ? 202 : completa).json(r.factura);
 
 export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEventos): Router {
   const r = Router();
   r.post('/v1/facturas', async (req, res) => {
-    const { status, factura } = await facturas.crear(alcanceDe(req), req.body);
-    res.status(status).json(factura);
+    responder(res, await facturas.crear(alcanceDe(req), req.body), 201);
   });
   r.get('/v1/facturas', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;
     const filtros = { organizacion: q.organizacion, cliente: q.cliente, estado: q.estado, tipo: q.tipo };
-    res.json(await facturas.listar(alcanceDe(req), filtros, leerPagina(req.query, 'fac')));
+    res.json(lista(await facturas.listar(alcanceDe(req), filtros, leerPagina(req.query, 'fac'))));
   });
   r.get('/v1/facturas/:id', async (req, res) => {
     res.json(await facturas.obtener(alcanceDe(req), req.params.id));
   });
   r.post('/v1/facturas/:id/timbrar', async (req, res) => {
-    const { status, factura } = await facturas.timbrar(alcanceDe(req), req.params.id);
-    res.status(status).json(factura);
+    responder(res, await facturas.timbrar(alcanceDe(req), req.params.id), 200);
   });
   r.post('/v1/facturas/:id/cancelar', async (req, res) => {
-    const { status, factura } = await facturas.cancelar(alcanceDe(req), req.params.id, req.body);
-    res.status(status).json(factura);
+    responder(res, await facturas.cancelar(alcanceDe(req), req.params.id, req.body), 200);
   });
   r.get('/v1/facturas/:id/xml', async (req, res) => {
     // Byte for byte as stamped: sent as a Buffer so nothing re-encodes it.
@@ -39,13 +40,8 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
   });
 
   r.get('/v1/eventos', async (req, res) => {
-    res.json(
-      await eventos.listar(
-        alcanceDe(req),
-        req.query.tipo as string | undefined,
-        leerPagina(req.query, 'evt'),
-      ),
-    );
+    const filtros = { tipo: req.query.tipo as string | undefined };
+    res.json(lista(await eventos.listar(alcanceDe(req), filtros, leerPagina(req.query, 'evt'))));
   });
   r.get('/v1/eventos/:id', async (req, res) => {
     res.json(await eventos.obtener(alcanceDe(req), req.params.id));

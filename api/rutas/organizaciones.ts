@@ -3,7 +3,7 @@ import type { ServicioClientes } from '../../servicios/clientes';
 import type { ServicioOrganizaciones } from '../../servicios/organizaciones';
 import type { ServicioProductos } from '../../servicios/productos';
 import { alcanceDe } from '../alcance';
-import { leerPagina } from '../paginacion';
+import { leerPagina, lista } from '../paginacion';
 
 const filtros = (q: Record<string, unknown>) => ({
   organizacion: q.organizacion as string | undefined,
@@ -21,7 +21,7 @@ export function rutasOrganizaciones(s: {
     res.status(201).json(await s.organizaciones.crear(alcanceDe(req), req.body));
   });
   r.get('/v1/organizaciones', async (req, res) => {
-    res.json(await s.organizaciones.listar(alcanceDe(req), leerPagina(req.query, 'org')));
+    res.json(lista(await s.organizaciones.listar(alcanceDe(req), leerPagina(req.query, 'org'))));
   });
   r.get('/v1/organizaciones/:id', async (req, res) => {
     res.json(await s.organizaciones.obtener(alcanceDe(req), req.params.id));
@@ -38,7 +38,8 @@ export function rutasOrganizaciones(s: {
       res.status(201).json(await servicio.crear(alcanceDe(req), req.body));
     });
     r.get(`/v1/${ruta}`, async (req, res) => {
-      res.json(await servicio.listar(alcanceDe(req), filtros(req.query), leerPagina(req.query, prefijo)));
+      const pagina = leerPagina(req.query, prefijo);
+      res.json(lista<{ id: string }>(await servicio.listar(alcanceDe(req), filtros(req.query), pagina)));
     });
     r.get(`/v1/${ruta}/:id`, async (req, res) => {
       res.json(await servicio.obtener(alcanceDe(req), req.params.id));

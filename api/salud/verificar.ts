@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
-import type { Knex } from 'knex';
+import type { RepositorioSondas } from '../../db/repositorios/sondas';
 
 export type EstadoComponente = 'ok' | 'error';
 
@@ -23,7 +23,7 @@ export interface Salud {
 }
 
 export interface DepsSalud {
-  db: Knex;
+  sondas: RepositorioSondas;
   temporal: Client;
   taskQueue: string;
   pacUrl: string;
@@ -64,17 +64,10 @@ export async function verificarSalud(d: DepsSalud): Promise<Salud> {
     }),
     d.timeoutMs,
     'worker',
-  ).then(() => d.db('sondas_salud').where({ id: sondaId }).first());
+  ).then(() => d.sondas.obtener(sondaId));
 
   const [mysql, temporal, pac, fila] = await Promise.all([
-    medir(
-      async () => {
-        const [filas] = await d.db.raw('SELECT VERSION() AS v');
-        return String(filas[0].v);
-      },
-      d.timeoutMs,
-      'mysql',
-    ),
+    medir(() => d.sondas.versionServidor(), d.timeoutMs, 'mysql'),
     medir(
       async () => {
         const info = await d.temporal.workflowService.getSystemInfo({});

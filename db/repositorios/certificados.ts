@@ -1,11 +1,13 @@
 import type { Knex } from 'knex';
-import type { Alcance } from '../../api/alcance';
-import { columnasAlcance, conAlcance } from './con-alcance';
+import type { Alcance, Modo } from '../../dominio/alcance';
+import type { Pagina, Tramo } from '../../dominio/paginacion';
+import { paginar } from '../paginacion';
+import { columnasAlcance, conAlcance, sinDuplicar } from './con-alcance';
 
 /** What the API shows of a certificate: metadata only. */
 export interface FilaCertificado {
   id: string;
-  modo: 'test' | 'live';
+  modo: Modo;
   organizacion_id: string;
   no_certificado: string;
   rfc: string;
@@ -55,10 +57,14 @@ export function crearRepositorioCertificados(db: Knex) {
   }
 
   return {
-    consulta: (a: Alcance, filtros: { organizacionId?: string } = {}) => {
+    listar(
+      a: Alcance,
+      filtros: { organizacionId?: string },
+      pagina: Pagina,
+    ): Promise<Tramo<FilaCertificado>> {
       const c = metadatos(a);
       if (filtros.organizacionId) c.where('organizacion_id', filtros.organizacionId);
-      return c;
+      return paginar(c, pagina);
     },
     async obtener(a: Alcance, id: string): Promise<FilaCertificado | undefined> {
       return metadatos(a).where({ id }).first();
@@ -68,16 +74,18 @@ export function crearRepositorioCertificados(db: Knex) {
       fila: Omit<FilaCertificado, 'modo' | 'activo' | 'creado_en' | 'actualizado_en'> & SecretosCertificado,
       ahora: Date,
     ): Promise<void> {
-      await db.transaction(async (trx) => {
-        await trx('certificados').insert({
-          ...fila,
-          ...columnasAlcance(a),
-          activo: false,
-          creado_en: ahora,
-          actualizado_en: ahora,
-        });
-        await activar(trx, a, fila.organizacion_id, fila.id, ahora);
-      });
+      await sinDuplicar(() =>
+        db.transaction(async (trx) => {
+          await trx('certificados').insert({
+            ...fila,
+            ...columnasAlcance(a),
+            activo: false,
+            creado_en: ahora,
+            actualizado_en: ahora,
+          });
+          await activar(trx, a, fila.organizacion_id, fila.id, ahora);
+        }),
+      );
     },
     async cambiarActivo(a: Alcance, fila: FilaCertificado, activo: boolean, ahora: Date): Promise<void> {
       await db.transaction(async (trx) => {

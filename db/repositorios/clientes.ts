@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
-import type { Alcance } from '../../api/alcance';
-import { columnasAlcance, conAlcance } from './con-alcance';
+import type { Alcance, Modo } from '../../dominio/alcance';
+import type { Pagina, Tramo } from '../../dominio/paginacion';
+import { paginar } from '../paginacion';
+import { columnasAlcance, conAlcance, patronContiene, sinDuplicar } from './con-alcance';
 
 export interface FilaCliente {
   id: string;
-  modo: 'test' | 'live';
+  modo: Modo;
   organizacion_id: string;
   rfc: string;
   nombre: string;
@@ -41,14 +43,18 @@ export function crearRepositorioClientes(db: Knex) {
   const vigentes = (a: Alcance) => conAlcance(db, 'clientes', a).whereNull('eliminado_en').select(COLUMNAS);
 
   return {
-    consulta(a: Alcance, filtros: { organizacionId?: string; q?: string }): Knex.QueryBuilder {
+    listar(
+      a: Alcance,
+      filtros: { organizacionId?: string; q?: string },
+      pagina: Pagina,
+    ): Promise<Tramo<FilaCliente>> {
       const c = vigentes(a);
       if (filtros.organizacionId) c.where('organizacion_id', filtros.organizacionId);
       if (filtros.q) {
-        const patron = `%${filtros.q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+        const patron = patronContiene(filtros.q);
         c.where((w) => w.where('rfc', 'like', patron).orWhere('nombre', 'like', patron));
       }
-      return c;
+      return paginar(c, pagina);
     },
     async obtener(a: Alcance, id: string): Promise<FilaCliente | undefined> {
       return vigentes(a).where({ id }).first();
@@ -57,22 +63,27 @@ export function crearRepositorioClientes(db: Knex) {
     async porRfc(a: Alcance, organizacionId: string, rfc: string): Promise<FilaCliente[]> {
       return vigentes(a).where({ organizacion_id: organizacionId, rfc });
     },
+    /** One active client per RFC and organization: a second one is `RegistroDuplicado`. */
     async insertar(a: Alcance, id: string, datos: DatosCliente, ahora: Date): Promise<void> {
-      await db('clientes').insert({
-        id,
-        ...columnasAlcance(a),
-        ...datos,
-        rfc_unico: rfcUnico(datos.rfc),
-        creado_en: ahora,
-        actualizado_en: ahora,
-      });
+      await sinDuplicar(() =>
+        db('clientes').insert({
+          id,
+          ...columnasAlcance(a),
+          ...datos,
+          rfc_unico: rfcUnico(datos.rfc),
+          creado_en: ahora,
+          actualizado_en: ahora,
+        }),
+      );
     },
     async actualizar(a: Alcance, id: string, cambios: Partial<DatosCliente>, ahora: Date): Promise<void> {
       const extra = cambios.rfc ? { rfc_unico: rfcUnico(cambios.rfc) } : {};
-      await conAlcance(db, 'clientes', a)
-        .where({ id })
-        .whereNull('eliminado_en')
-        .update({ ...cambios, ...extra, actualizado_en: ahora });
+      await sinDuplicar(() =>
+        conAlcance(db, 'clientes', a)
+          .where({ id })
+          .whereNull('eliminado_en')
+          .update({ ...cambios, ...extra, actualizado_en: ahora }),
+      );
     },
     async eliminar(a: Alcance, id: string, ahora: Date): Promise<void> {
       await conAlcance(db, 'clientes', a)

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
-import { generarLlave, type Modo } from '../../api/llaves/material';
+import type { Modo } from '../../dominio/alcance';
+import { generarLlave } from '../../seguridad/llaves-api';
 import { nuevoId } from '../ids';
 
 export interface CuentaCreada {

@@ -1,18 +1,26 @@
 import type { Knex } from 'knex';
-import type { Alcance } from '../../api/alcance';
-import { columnasAlcance, conAlcance } from './con-alcance';
-
-export type EstadoFactura = 'borrador' | 'timbrada' | 'cancelada';
-export type EstadoTimbrado = 'no_solicitado' | 'pendiente' | 'timbrada' | 'fallido';
+import type { Alcance, Modo } from '../../dominio/alcance';
+import type {
+  Cancelacion,
+  DocumentoFactura,
+  ErrorTimbrado,
+  EstadoFactura,
+  EstadoTimbrado,
+  TipoFactura,
+} from '../../dominio/factura';
+import { mapearTramo, type Pagina, type Tramo } from '../../dominio/paginacion';
+import { paginar } from '../paginacion';
+import { conexion, type Transaccion } from '../transacciones';
+import { columnasAlcance, conAlcance, leerJson, sinDuplicar } from './con-alcance';
 
 export interface FilaFactura {
   id: string;
-  modo: 'test' | 'live';
+  modo: Modo;
   organizacion_id: string;
   cliente_id: string | null;
-  tipo: 'ingreso' | 'egreso' | 'pago';
+  tipo: TipoFactura;
   estado: EstadoFactura;
-  documento: string | object;
+  documento: DocumentoFactura;
   total: string;
   metodo_pago: string | null;
   uuid: string | null;
@@ -21,8 +29,8 @@ export interface FilaFactura {
   no_certificado_sat: string | null;
   timbrado_estado: EstadoTimbrado;
   timbrado_intentos: number;
-  timbrado_error: string | object | null;
-  cancelacion: string | object | null;
+  timbrado_error: ErrorTimbrado | null;
+  cancelacion: Cancelacion | null;
   creado_en: Date;
   actualizado_en: Date;
 }
@@ -50,46 +58,116 @@ const COLUMNAS = [
   'actualizado_en',
 ];
 
+type FilaBd = Omit<FilaFactura, 'documento' | 'timbrado_error' | 'cancelacion'> & {
+  documento: unknown;
+  timbrado_error: unknown;
+  cancelacion: unknown;
+};
+
+const leer = (f: FilaBd): FilaFactura => ({
+  ...f,
+  documento: leerJson<DocumentoFactura>(f.documento),
+  timbrado_error: f.timbrado_error === null ? null : leerJson<ErrorTimbrado>(f.timbrado_error),
+  cancelacion: f.cancelacion === null ? null : leerJson<Cancelacion>(f.cancelacion),
+});
+
 export interface FiltrosFacturas {
   organizacionId?: string;
   clienteId?: string;
+  /** Any client with this RFC (the copy the invoice keeps). */
+  clienteRfc?: string;
   estado?: string;
   tipo?: string;
 }
 
+export interface FacturaNueva {
+  id: string;
+  organizacion_id: string;
+  cliente_id: string;
+  tipo: TipoFactura;
+  documento: DocumentoFactura;
+  timbrado_estado: Extract<EstadoTimbrado, 'pendiente' | 'no_solicitado'>;
+}
+
+export interface TimbreGuardado {
+  uuid: string;
+  xml: string;
+  fechaTimbrado: string;
+  noCertificadoSat: string;
+}
+
+/** What rendering the PDF needs: the stamped XML and the organization's accent color. */
+export interface DatosPdf {
+  xmlTimbrado: string | null;
+  tienePdf: boolean;
+  colorAcento: string;
+}
+
 export function crearRepositorioFacturas(db: Knex) {
+  const tabla = (a: Alcance, tx?: Transaccion) => conAlcance(conexion(db, tx), 'facturas', a);
+
+  async function obtener(a: Alcance, id: string, tx?: Transaccion): Promise<FilaFactura | undefined> {
+    const f = (await tabla(a, tx).select(COLUMNAS).where({ id }).first()) as FilaBd | undefined;
+    return f && leer(f);
+  }
+
+  async function actualizar(a: Alcance, id: string, cambios: Record<string, unknown>, tx?: Transaccion) {
+    await tabla(a, tx)
+      .where({ id })
+      .update({ ...cambios, actualizado_en: new Date() });
+  }
+
   return {
-    db,
-    consulta(a: Alcance, f: FiltrosFacturas): Knex.QueryBuilder {
-      const c = conAlcance(db, 'facturas', a).select(COLUMNAS);
+    obtener,
+
+    async listar(a: Alcance, f: FiltrosFacturas, pagina: Pagina): Promise<Tramo<FilaFactura>> {
+      const c = tabla(a).select(COLUMNAS);
       if (f.organizacionId) c.where('organizacion_id', f.organizacionId);
       if (f.clienteId) c.where('cliente_id', f.clienteId);
+      if (f.clienteRfc) {
+        c.whereRaw("JSON_UNQUOTE(JSON_EXTRACT(documento, '$.cliente.rfc')) = ?", [f.clienteRfc]);
+      }
       if (f.estado) c.where('estado', f.estado);
       if (f.tipo) c.where('tipo', f.tipo);
-      return c;
+      return mapearTramo(await paginar<FilaBd>(c, pagina), leer);
     },
-    async obtener(
+
+    /** A stamped invoice of an organization by its UUID (the replacement a cancellation names). */
+    async timbradaPorUuid(
       a: Alcance,
-      id: string,
-      trx: Knex | Knex.Transaction = db,
+      organizacionId: string,
+      uuid: string,
     ): Promise<FilaFactura | undefined> {
-      return conAlcance(trx, 'facturas', a).select(COLUMNAS).where({ id }).first();
+      const f = (await tabla(a)
+        .select(COLUMNAS)
+        .where({ organizacion_id: organizacionId, estado: 'timbrada', uuid: uuid.toUpperCase() })
+        .first()) as FilaBd | undefined;
+      return f && leer(f);
     },
-    /** Locks the row for a state transition inside `trx`. */
-    async bloquear(trx: Knex.Transaction, a: Alcance, id: string): Promise<FilaFactura | undefined> {
-      return conAlcance(trx, 'facturas', a).select(COLUMNAS).where({ id }).forUpdate().first();
+
+    /** Locks the row for a state transition inside `tx`. */
+    async bloquear(tx: Transaccion, a: Alcance, id: string): Promise<FilaFactura | undefined> {
+      const f = (await tabla(a, tx).select(COLUMNAS).where({ id }).forUpdate().first()) as FilaBd | undefined;
+      return f && leer(f);
     },
-    async insertar(trx: Knex.Transaction, a: Alcance, fila: Record<string, unknown>): Promise<void> {
-      await trx('facturas').insert({ ...fila, ...columnasAlcance(a) });
+
+    async insertar(tx: Transaccion, a: Alcance, n: FacturaNueva): Promise<void> {
+      await conexion(
+        db,
+        tx,
+      )('facturas').insert({
+        ...n,
+        ...columnasAlcance(a),
+        estado: 'borrador',
+        documento: JSON.stringify(n.documento),
+        total: n.documento.importes.total,
+        metodo_pago: n.documento.entrada.metodo_pago ?? null,
+      });
     },
-    async actualizar(trx: Knex | Knex.Transaction, a: Alcance, id: string, cambios: Record<string, unknown>) {
-      await conAlcance(trx, 'facturas', a)
-        .where({ id })
-        .update({ ...cambios, actualizado_en: new Date() });
-    },
+
     /** Next automatic folio of an organization and series, atomically (inside the creating transaction). */
-    async siguienteFolio(trx: Knex.Transaction, organizacionId: string, serie: string): Promise<string> {
-      const [r] = await trx.raw(
+    async siguienteFolio(tx: Transaccion, organizacionId: string, serie: string): Promise<string> {
+      const [r] = await conexion(db, tx).raw(
         `INSERT INTO folios (organizacion_id, serie, ultimo) VALUES (?, ?, 1)
          ON DUPLICATE KEY UPDATE ultimo = LAST_INSERT_ID(ultimo + 1)`,
         [organizacionId, serie],
@@ -97,23 +175,114 @@ export function crearRepositorioFacturas(db: Knex) {
       const { affectedRows, insertId } = r as { affectedRows: number; insertId: number };
       return String(affectedRows === 1 ? 1 : insertId);
     },
+
+    /** A draft asked to stamp again: its document refreshed and the last error cleared. */
+    async pedirTimbrado(a: Alcance, id: string, documento: DocumentoFactura): Promise<void> {
+      await actualizar(a, id, {
+        timbrado_estado: 'pendiente',
+        timbrado_error: null,
+        documento: JSON.stringify(documento),
+      });
+    },
+
+    /**
+     * Keeps the first sealing only: a concurrent retry reuses it instead of sealing another Fecha. The
+     * document gets the Fecha that was sealed.
+     */
+    async guardarSello(
+      a: Alcance,
+      id: string,
+      s: { xml: string; noCertificado: string; documento: DocumentoFactura },
+    ): Promise<void> {
+      await tabla(a)
+        .where({ id })
+        .whereNull('xml_sellado')
+        .update({
+          xml_sellado: s.xml,
+          no_certificado: s.noCertificado,
+          documento: JSON.stringify(s.documento),
+          actualizado_en: new Date(),
+        });
+    },
+
+    /** Counts an attempt to reach the PAC before making it: a later attempt knows to ask for a lost answer. */
+    async contarIntento(a: Alcance, id: string): Promise<void> {
+      await tabla(a)
+        .where({ id })
+        .update({ timbrado_intentos: db.raw('timbrado_intentos + 1'), actualizado_en: new Date() });
+    },
+
+    /** The stamp; its UUID is unique, so a UUID of another invoice comes out as `RegistroDuplicado`. */
+    async guardarTimbre(tx: Transaccion, a: Alcance, id: string, t: TimbreGuardado): Promise<void> {
+      await sinDuplicar(() =>
+        actualizar(
+          a,
+          id,
+          {
+            estado: 'timbrada',
+            uuid: t.uuid.toUpperCase(),
+            xml_timbrado: t.xml,
+            fecha_timbrado: t.fechaTimbrado,
+            no_certificado_sat: t.noCertificadoSat,
+            timbrado_estado: 'timbrada',
+            timbrado_error: null,
+          },
+          tx,
+        ),
+      );
+    },
+
+    /** A definitive rejection: never stamped, so the sealed XML is dropped (a later stamping seals anew). */
+    async guardarRechazo(tx: Transaccion, a: Alcance, id: string, error: ErrorTimbrado): Promise<void> {
+      await actualizar(
+        a,
+        id,
+        { timbrado_estado: 'fallido', timbrado_error: JSON.stringify(error), xml_sellado: null },
+        tx,
+      );
+    },
+
+    /** The cancellation's new state; `cancelada` also moves the invoice itself. */
+    async guardarCancelacion(
+      a: Alcance,
+      id: string,
+      c: Cancelacion,
+      o: { cancelada?: boolean; tx?: Transaccion } = {},
+    ): Promise<void> {
+      await actualizar(
+        a,
+        id,
+        { cancelacion: JSON.stringify(c), ...(o.cancelada ? { estado: 'cancelada' } : {}) },
+        o.tx,
+      );
+    },
+
     async xml(
       a: Alcance,
       id: string,
     ): Promise<{ sellado: string | null; timbrado: string | null } | undefined> {
-      const f = await conAlcance(db, 'facturas', a)
-        .select('xml_sellado', 'xml_timbrado')
-        .where({ id })
-        .first();
+      const f = await tabla(a).select('xml_sellado', 'xml_timbrado').where({ id }).first();
       return f && { sellado: f.xml_sellado, timbrado: f.xml_timbrado };
     },
+
     async pdf(a: Alcance, id: string): Promise<{ pdf: Buffer | null; estado: EstadoFactura } | undefined> {
-      return conAlcance(db, 'facturas', a).select('pdf', 'estado').where({ id }).first();
+      return tabla(a).select('pdf', 'estado').where({ id }).first();
+    },
+
+    async datosPdf(a: Alcance, id: string): Promise<DatosPdf | undefined> {
+      const f = await tabla(a)
+        .join('organizaciones as o', 'o.id', 'facturas.organizacion_id')
+        .where('facturas.id', id)
+        .first('facturas.xml_timbrado', db.raw('facturas.pdf IS NOT NULL AS tiene_pdf'), 'o.color_acento');
+      return (
+        f && { xmlTimbrado: f.xml_timbrado, tienePdf: Boolean(f.tiene_pdf), colorAcento: f.color_acento }
+      );
+    },
+
+    async guardarPdf(a: Alcance, id: string, pdf: Buffer): Promise<void> {
+      await tabla(a).where({ id }).update({ pdf });
     },
   };
 }
 
 export type RepositorioFacturas = ReturnType<typeof crearRepositorioFacturas>;
-
-export const json = <T>(v: string | object | null): T | null =>
-  v === null ? null : typeof v === 'string' ? (JSON.parse(v) as T) : (v as T);

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { Alcance } from '../../api/alcance';
+import type { Alcance } from '../../dominio/alcance';
 import type { Boveda, ContextoBoveda } from '../../seguridad/boveda';
 
 export interface FilaIdempotencia {

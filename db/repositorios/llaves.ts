@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
-import type { Modo } from '../../api/llaves/material';
+import type { Modo } from '../../dominio/alcance';
+import type { Pagina, Tramo } from '../../dominio/paginacion';
+import { paginar } from '../paginacion';
 
 export interface FilaLlave {
   id: string;
@@ -39,8 +41,8 @@ export function crearRepositorioLlaves(db: Knex) {
     },
 
     /** Keys are an account-level resource: both modes are listed (never the secret). */
-    consulta(cuentaId: string): Knex.QueryBuilder {
-      return db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId });
+    listar(cuentaId: string, pagina: Pagina): Promise<Tramo<FilaLlave>> {
+      return paginar(db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId }), pagina);
     },
 
     async revocar(cuentaId: string, id: string, ahora: Date): Promise<void> {

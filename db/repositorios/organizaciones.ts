@@ -1,10 +1,12 @@
 import type { Knex } from 'knex';
-import type { Alcance } from '../../api/alcance';
-import { columnasAlcance, conAlcance } from './con-alcance';
+import type { Alcance, Modo } from '../../dominio/alcance';
+import type { Pagina, Tramo } from '../../dominio/paginacion';
+import { paginar } from '../paginacion';
+import { columnasAlcance, conAlcance, sinDuplicar } from './con-alcance';
 
 export interface FilaOrganizacion {
   id: string;
-  modo: 'test' | 'live';
+  modo: Modo;
   rfc: string;
   nombre: string;
   regimen_fiscal: string;
@@ -39,20 +41,23 @@ export function crearRepositorioOrganizaciones(db: Knex) {
       );
 
   return {
-    consulta,
+    listar: (a: Alcance, pagina: Pagina): Promise<Tramo<FilaOrganizacion>> =>
+      paginar(consulta(a), pagina, 'organizaciones.id'),
     /** By id or by RFC: the API lets integrators address an organization either way. */
     async obtener(a: Alcance, idORfc: string): Promise<FilaOrganizacion | undefined> {
       const columna = idORfc.startsWith('org_') ? 'organizaciones.id' : 'organizaciones.rfc';
       return consulta(a).where(columna, idORfc).first();
     },
     async insertar(a: Alcance, id: string, datos: DatosOrganizacion, ahora: Date): Promise<void> {
-      await db('organizaciones').insert({
-        id,
-        ...columnasAlcance(a),
-        ...datos,
-        creado_en: ahora,
-        actualizado_en: ahora,
-      });
+      await sinDuplicar(() =>
+        db('organizaciones').insert({
+          id,
+          ...columnasAlcance(a),
+          ...datos,
+          creado_en: ahora,
+          actualizado_en: ahora,
+        }),
+      );
     },
     async actualizar(
       a: Alcance,

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
-import type { Alcance } from '../../api/alcance';
+import type { Alcance, Modo } from '../../dominio/alcance';
 import type { ImpuestoConcepto } from '../../cfdi/comprobante/tipos';
-import { columnasAlcance, conAlcance } from './con-alcance';
+import { mapearTramo, type Pagina, type Tramo } from '../../dominio/paginacion';
+import { paginar } from '../paginacion';
+import { columnasAlcance, conAlcance, leerJson, patronContiene } from './con-alcance';
 
 export type ImpuestoItem = ImpuestoConcepto;
 
@@ -12,7 +14,7 @@ export interface Impuestos {
 
 export interface FilaProducto {
   id: string;
-  modo: 'test' | 'live';
+  modo: Modo;
   organizacion_id: string;
   descripcion: string;
   valor_unitario: string;
@@ -44,30 +46,28 @@ const COLUMNAS = [
   'actualizado_en',
 ];
 
-// MariaDB returns JSON columns as text; MySQL 8 as objects.
-const leer = (f: FilaProducto | undefined): FilaProducto | undefined =>
-  f && {
-    ...f,
-    impuestos_default:
-      typeof f.impuestos_default === 'string' ? JSON.parse(f.impuestos_default) : f.impuestos_default,
-  };
+const leer = (f: FilaProducto): FilaProducto => ({ ...f, impuestos_default: leerJson(f.impuestos_default) });
 
 export function crearRepositorioProductos(db: Knex) {
   const vigentes = (a: Alcance) => conAlcance(db, 'productos', a).whereNull('eliminado_en').select(COLUMNAS);
 
   return {
-    leer: (f: FilaProducto) => leer(f)!,
-    consulta(a: Alcance, filtros: { organizacionId?: string; q?: string }): Knex.QueryBuilder {
+    async listar(
+      a: Alcance,
+      filtros: { organizacionId?: string; q?: string },
+      pagina: Pagina,
+    ): Promise<Tramo<FilaProducto>> {
       const c = vigentes(a);
       if (filtros.organizacionId) c.where('organizacion_id', filtros.organizacionId);
       if (filtros.q) {
-        const patron = `%${filtros.q.replace(/[\\%_]/g, (m) => `\\${m}`)}%`;
+        const patron = patronContiene(filtros.q);
         c.where((w) => w.where('descripcion', 'like', patron).orWhere('no_identificacion', 'like', patron));
       }
-      return c;
+      return mapearTramo(await paginar<FilaProducto>(c, pagina), leer);
     },
     async obtener(a: Alcance, id: string): Promise<FilaProducto | undefined> {
-      return leer(await vigentes(a).where({ id }).first());
+      const f = await vigentes(a).where({ id }).first();
+      return f && leer(f);
     },
     async insertar(a: Alcance, id: string, datos: DatosProducto, ahora: Date): Promise<void> {
       await db('productos').insert({

@@ -1,5 +1,5 @@
-import type { Alcance } from '../../api/alcance';
-import { ApiError } from '../../api/errores';
+import type { Alcance } from '../../dominio/alcance';
+import { ErrorNegocio } from '../../dominio/errores';
 import { calcularImportes } from '../../cfdi/comprobante/importes';
 import type { ConceptoEntrada } from '../../cfdi/comprobante/tipos';
 import { fechaCfdi } from '../../cfdi/fecha';
@@ -15,7 +15,7 @@ import type { FilaCliente, RepositorioClientes } from '../../db/repositorios/cli
 import type { ServicioOrganizaciones } from '../organizaciones';
 import type { ServicioProductos } from '../productos';
 import { exigirSinViolaciones } from '../violaciones';
-import type { DocumentoFactura } from './documento';
+import type { DocumentoFactura } from '../../dominio/factura';
 
 export interface ConceptoNuevo {
   producto?: string;
@@ -58,7 +58,7 @@ const REQUERIDOS_SIN_PRODUCTO = [
 ] as const;
 
 const invalido = (codigo: string, mensaje: string, parametro: string) =>
-  new ApiError('solicitud_invalida', codigo, mensaje, parametro);
+  new ErrorNegocio('solicitud_invalida', codigo, mensaje, parametro);
 
 /** `cantidad` may come as a JSON number: written back as the plain decimal it is. */
 function cantidadTexto(c: string | number, parametro: string): string {
@@ -93,7 +93,7 @@ async function resolverCliente(
   } else {
     const cs = await d.clientes.porRfc(a, organizacionId, ref.toUpperCase());
     if (cs.length > 1) {
-      throw new ApiError(
+      throw new ErrorNegocio(
         'regla_de_negocio',
         'cliente_ambiguo',
         `La organización tiene ${cs.length} clientes con el RFC ${ref}: indique el id (cli_…).`,
@@ -102,7 +102,7 @@ async function resolverCliente(
     }
     if (cs[0]) return cs[0];
   }
-  throw new ApiError(
+  throw new ErrorNegocio(
     'no_encontrado',
     'cliente_no_encontrado',
     `El cliente ${ref} no existe en esa organización.`,
@@ -128,7 +128,7 @@ export async function armarDocumento(d: DepsArmar, a: Alcance, f: FacturaNueva):
     if (c.producto) {
       const prod = await d.productos.resolver(a, c.producto, `${p}.producto`);
       if (prod.organizacion_id !== org.id) {
-        throw new ApiError(
+        throw new ErrorNegocio(
           'regla_de_negocio',
           'producto_de_otra_organizacion',
           `El producto ${c.producto} pertenece a otra organización.`,

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { nuevoId } from '../../db/ids';
 import { crearCuentaConLlave } from '../../db/repositorios/cuentas';
-import { generarLlave } from '../../api/llaves/material';
+import { generarLlave } from '../../seguridad/llaves-api';
 import { clienteHttp, type ClienteHttp } from './cliente-http';
 
 export interface CuentaDePrueba {

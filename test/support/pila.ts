@@ -1,3 +1,4 @@
+import { crearRepositorioSondas } from '../../db/repositorios/sondas';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -134,7 +135,13 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         logger,
         servicios,
         limite: op.limite ?? config.limiteSolicitudes,
-        salud: { db, temporal: cliente, taskQueue, pacUrl, timeoutMs: op.saludTimeoutMs ?? 15_000 },
+        salud: {
+          sondas: crearRepositorioSondas(db),
+          temporal: cliente,
+          taskQueue,
+          pacUrl,
+          timeoutMs: op.saludTimeoutMs ?? 15_000,
+        },
       }),
     }),
   );

@@ -10,7 +10,7 @@ import {
   type ConfigSinSecretos,
 } from '../../config/config';
 import { raizProyecto } from '../../config/rutas';
-import { ATRIBUTOS, atributosParaCli } from '../../temporal/atributos';
+import { ATRIBUTOS, atributosParaCli } from '../../workflows/atributos';
 
 /**
  * No Docker engine runs the production stack in CI, so this test reads docker-compose.yml and the
@@ -421,7 +421,7 @@ describe('docker-compose.yml de producción', () => {
     expect(guion).toMatch(/--retention/);
   });
 
-  it('registra exactamente los atributos de búsqueda de temporal/atributos.ts', () => {
+  it('registra exactamente los atributos de búsqueda de workflows/atributos.ts', () => {
     const creador = pila.servicio('temporal-create-namespace');
     const registrados = (entornoServicio(creador).ATRIBUTOS_BUSQUEDA ?? '').trim().split(/\s+/);
     expect([...registrados].sort()).toEqual([...atributosParaCli()].sort());

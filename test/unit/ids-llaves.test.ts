@@ -1,4 +1,4 @@
-import { generarLlave, hashLlave, modoDeLlave } from '../../api/llaves/material';
+import { generarLlave, hashLlave, modoDeLlave } from '../../seguridad/llaves-api';
 import { nuevoId } from '../../db/ids';
 
 describe('identificadores', () => {

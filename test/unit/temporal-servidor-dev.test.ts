@@ -1,4 +1,4 @@
-import { ATRIBUTOS, atributosParaCli } from '../../temporal/atributos';
+import { ATRIBUTOS, atributosParaCli } from '../../workflows/atributos';
 import { argumentosServidorDev } from '../../temporal/servidor-dev';
 
 describe('servidor de desarrollo de Temporal', () => {

@@ -1,3 +1,5 @@
+import { aApiError } from '../../api/middleware/manejador-errores';
+import { ErrorNegocio } from '../../dominio/errores';
 import { errorDeViolaciones } from '../../servicios/violaciones';
 
 describe('errorDeViolaciones', () => {
@@ -10,8 +12,12 @@ describe('errorDeViolaciones', () => {
         parametro: 'regimen_fiscal',
       },
     ]);
-    expect(e.status).toBe(422);
-    expect(e.toJSON().error).toEqual({
+    expect(e).toBeInstanceOf(ErrorNegocio);
+    expect(e.tipo).toBe('regla_de_negocio');
+    // The API shows the business kind as a 422.
+    const api = aApiError(e);
+    expect(api.status).toBe(422);
+    expect(api.toJSON().error).toEqual({
       tipo: 'regla_de_negocio',
       codigo: 'rfc_invalido',
       mensaje: 'El RFC no es válido. También: El régimen 605 no aplica a personas morales.',

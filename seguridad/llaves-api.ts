@@ -1,6 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-
-export type Modo = 'test' | 'live';
+import type { Modo } from '../dominio/alcance';
 
 export interface LlaveNueva {
   secreto: string;

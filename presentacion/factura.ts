@@ -1,14 +1,9 @@
-import { json, type FilaFactura } from '../../db/repositorios/facturas';
-import type { DocumentoFactura } from './documento';
+import type { FilaFactura } from '../db/repositorios/facturas';
+import { iso } from './fechas';
 
-export interface ErrorTimbrado {
-  codigo: string;
-  mensaje: string;
-}
-
-/** The invoice as the API shows it: request data, computed amounts, fiscal identity and process states. */
+/** The invoice as the API and its events show it: request data, computed amounts, fiscal identity and process states. */
 export function dtoFactura(f: FilaFactura) {
-  const doc = json<DocumentoFactura>(f.documento)!;
+  const doc = f.documento;
   const e = doc.entrada;
   const i = doc.importes;
   return {
@@ -60,15 +55,15 @@ export function dtoFactura(f: FilaFactura) {
     timbrado: {
       estado: f.timbrado_estado,
       intentos: f.timbrado_intentos,
-      ultimo_error: json<ErrorTimbrado>(f.timbrado_error),
+      ultimo_error: f.timbrado_error,
     },
-    cancelacion: json<object>(f.cancelacion),
+    cancelacion: f.cancelacion,
     // Until payments are registered (a later issue), a PPD invoice owes its whole total.
     saldo_insoluto: f.metodo_pago === 'PPD' && f.estado !== 'cancelada' ? i.total : null,
     num_parcialidades: 0,
     pago: null,
-    creado_en: new Date(f.creado_en).toISOString(),
-    actualizado_en: new Date(f.actualizado_en).toISOString(),
+    creado_en: iso(f.creado_en),
+    actualizado_en: iso(f.actualizado_en),
   };
 }
 
