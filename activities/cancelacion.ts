@@ -10,7 +10,7 @@ import type { Boveda } from '../seguridad/boveda';
 import { crearAbridorCsd } from './csd';
 import type { EntradaTimbrado } from './timbrado';
 
-export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada';
+export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada' | 'vencida';
 
 export interface DepsCancelacion {
   facturas: RepositorioFacturas;
@@ -32,7 +32,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
     await d.transacciones.ejecutar(async (tx) => {
       const f = await d.facturas.bloquear(tx, a, e.facturaId);
       const c = f?.cancelacion;
-      if (!f || !c || f.estado === 'cancelada' || c.estado === 'rechazada') return;
+      if (!f || !c || f.estado === 'cancelada' || c.estado === 'rechazada' || c.estado === 'vencida') return;
       const nueva: Cancelacion = {
         ...c,
         estado: estado === 'cancelada' ? 'aceptada' : estado,
@@ -43,7 +43,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
       await d.facturas.guardarCancelacion(a, e.facturaId, nueva, { cancelada: estado === 'cancelada', tx });
       const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
       if (estado === 'cancelada') await d.eventos.registrar(tx, a, 'factura.cancelada', factura);
-      if (estado === 'rechazada')
+      if (estado === 'rechazada' || estado === 'vencida')
         await d.eventos.registrar(tx, a, 'factura.cancelacion_fallida', { ...error, factura });
     });
   }
@@ -106,6 +106,16 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         return 'rechazada';
       }
       return 'en_proceso';
+    },
+
+    /** The tracking window ran out with the receiver still silent: the invoice stays stamped, as it is. */
+    async vencerCancelacion(e: EntradaTimbrado): Promise<EstadoCancelacion> {
+      await registrar(e, 'vencida', {
+        codigo: 'cancelacion_vencida',
+        mensaje:
+          'No hubo respuesta final del SAT dentro del plazo de seguimiento: la factura sigue timbrada; puede solicitar la cancelación de nuevo.',
+      });
+      return 'vencida';
     },
   };
 }

@@ -34,6 +34,7 @@ async function main() {
         taskQueue: config.temporal.taskQueue,
         esperaMs: config.timbradoEsperaMs,
         intervaloSondeoMs: config.cancelacionSondeoMs,
+        plazoMs: config.cancelacionPlazoMs,
       }),
     }),
     limite: config.limiteSolicitudes,

@@ -165,6 +165,12 @@ export const VARIABLES = {
     esquema: entero(1_800_000, 100, 86_400_000),
     defecto: '1800000',
   },
+  CANCELACION_PLAZO_MS: {
+    descripcion:
+      'Cuánto se sigue una cancelación que espera al receptor antes de darla por vencida (factura.cancelacion_fallida); el SAT da 72 h al receptor.',
+    esquema: entero(604_800_000, 1000, 2_592_000_000),
+    defecto: '604800000',
+  },
   SALUD_TIMEOUT_MS: {
     descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
     esquema: entero(5000, 100, 60_000),
@@ -227,6 +233,7 @@ export interface Config {
   limiteSolicitudes: { porSegundo: number; rafaga: number };
   timbradoEsperaMs: number;
   cancelacionSondeoMs: number;
+  cancelacionPlazoMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -281,6 +288,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     limiteSolicitudes: { porSegundo: e.LIMITE_SOLICITUDES_POR_SEGUNDO, rafaga: e.LIMITE_SOLICITUDES_RAFAGA },
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
+    cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,
   };
 }
 

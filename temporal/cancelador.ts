@@ -12,6 +12,7 @@ export function crearCanceladorTemporal(d: {
   taskQueue: string;
   esperaMs: number;
   intervaloSondeoMs: number;
+  plazoMs: number;
 }): Cancelador {
   return {
     async cancelar(a, factura) {
@@ -19,7 +20,13 @@ export function crearCanceladorTemporal(d: {
         workflowId: idCancelacion(factura.id),
         taskQueue: d.taskQueue,
         args: [
-          { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo, intervaloMs: d.intervaloSondeoMs },
+          {
+            facturaId: factura.id,
+            cuentaId: a.cuentaId,
+            modo: a.modo,
+            intervaloMs: d.intervaloSondeoMs,
+            plazoMs: d.plazoMs,
+          },
         ],
         workflowIdConflictPolicy: 'USE_EXISTING',
         staticSummary: `Cancelación de la factura ${factura.id}`,

@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   defineUpdate,
+  patched,
   proxyActivities,
   setHandler,
   sleep,
@@ -15,7 +16,12 @@ import { ATRIBUTOS } from './atributos';
 export interface EntradaCancelacion extends EntradaTimbrado {
   /** Between SAT status checks while the receiver decides (an input: workflows never read settings). */
   intervaloMs: number;
+  /** How long a cancellation awaiting the receiver is followed before it ends `vencida`. */
+  plazoMs?: number;
 }
+
+// Cancellations started before the tracking window existed polled without end: their histories replay as they were.
+const PARCHE_PLAZO = 'cancelacion-plazo';
 
 /** The API's bounded wait: the first answer of the PAC (cancelled at once, or in process). */
 export const esperarCancelacion = defineUpdate<EstadoCancelacion>('esperarCancelacion');
@@ -41,9 +47,14 @@ export async function cancelarFactura(e: EntradaCancelacion): Promise<EstadoCanc
   });
   let estado = await pac.solicitarCancelacion(e);
   respuesta.primera = estado;
+  // Workflow time: deterministic on replay.
+  const limite = patched(PARCHE_PLAZO) && e.plazoMs !== undefined ? Date.now() + e.plazoMs : undefined;
   while (estado === 'en_proceso') {
     await sleep(e.intervaloMs);
     estado = await pac.consultarCancelacion(e);
+    if (estado === 'en_proceso' && limite !== undefined && Date.now() >= limite) {
+      estado = await pac.vencerCancelacion(e);
+    }
   }
   upsertSearchAttributes([
     { key: ATRIBUTOS.EstadoFactura, value: estado === 'cancelada' ? 'cancelada' : 'timbrada' },

@@ -5,7 +5,12 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
   let pila: Pila;
   let c: Awaited<ReturnType<typeof cuentaLista>>;
   beforeAll(async () => {
-    pila = await iniciarPila({ timbradoEsperaMs: 10_000 });
+    // A short tracking window (the default is 7 days): a silent receiver makes the cancellation `vencida`.
+    pila = await iniciarPila({
+      timbradoEsperaMs: 10_000,
+      cancelacionSondeoMs: 300,
+      cancelacionPlazoMs: 3000,
+    });
     c = await cuentaLista(pila);
   });
   afterAll(() => pila.detener());
@@ -56,6 +61,64 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
     expect(fin).toMatchObject({ estado: 'timbrada', cancelacion: { estado: 'rechazada' } });
     const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
     expect(ev.body.datos[0].datos).toMatchObject({ factura: { id: f.id } });
+  });
+
+  it('el receptor no responde dentro del plazo de seguimiento: vencida, factura.cancelacion_fallida y puede volver a pedirse', async () => {
+    const f = await timbrada({ condiciones_pago: 'SANDBOX:CON_ACEPTACION' });
+    expect((await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' })).status).toBe(202);
+    const fin = await final(f.id);
+    expect(fin).toMatchObject({
+      estado: 'timbrada',
+      cancelacion: { estado: 'vencida', motivo: '02', error: { codigo: 'cancelacion_vencida' } },
+    });
+    const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
+    const evento = ev.body.datos.find(
+      (e: { datos: { factura: { id: string } } }) => e.datos.factura.id === f.id,
+    );
+    expect(evento.datos).toMatchObject({
+      codigo: 'cancelacion_vencida',
+      factura: { id: f.id, estado: 'timbrada', cancelacion: { estado: 'vencida' } },
+    });
+    // The workflow ended with the window, visibly: its result is the final state.
+    const h = pila.cliente.workflow.getHandle(`cancelacion:${f.id}`);
+    expect(await h.result()).toBe('vencida');
+    // Not in progress any more: a new request starts a new cancellation (a new run of the same workflow id).
+    const otra = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' });
+    expect(otra.status).toBe(202);
+    expect(otra.body.cancelacion).toMatchObject({ estado: 'en_proceso' });
+    expect(otra.body.cancelacion.error).toBeUndefined();
+    expect((await receptor(f.uuid, 'aceptar')).ok).toBe(true);
+    expect(await final(f.id)).toMatchObject({ estado: 'cancelada', cancelacion: { estado: 'aceptada' } });
+  });
+
+  it('rechazo inmediato (sin CSD activo para firmar): 422 cancelacion_rechazada con la factura, sigue timbrada', async () => {
+    const f = await timbrada();
+    const certs = await c.http.get('/v1/certificados');
+    const cert = certs.body.datos.find(
+      (x: { organizacion: string; activo: boolean }) => x.organizacion === c.org && x.activo,
+    );
+    expect((await c.http.patch(`/v1/certificados/${cert.id}`, { activo: false })).status).toBe(200);
+    try {
+      const r = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' });
+      expect(r.status).toBe(422);
+      expect(r.body.error).toMatchObject({
+        tipo: 'regla_de_negocio',
+        codigo: 'cancelacion_rechazada',
+        factura: f.id,
+      });
+      expect(r.body.error.mensaje).toContain('sin_certificado_activo');
+      const leida = await c.http.get(`/v1/facturas/${f.id}`);
+      expect(leida.body).toMatchObject({
+        estado: 'timbrada',
+        cancelacion: { estado: 'rechazada', error: { codigo: 'sin_certificado_activo' } },
+      });
+      const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
+      expect(
+        ev.body.datos.some((e: { datos: { factura: { id: string } } }) => e.datos.factura.id === f.id),
+      ).toBe(true);
+    } finally {
+      expect((await c.http.patch(`/v1/certificados/${cert.id}`, { activo: true })).status).toBe(200);
+    }
   });
 
   it('motivo 01 exige uuid_sustitucion de una factura timbrada que la relacione con tipo 04', async () => {

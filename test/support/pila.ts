@@ -58,6 +58,7 @@ export interface OpcionesPila {
   timbradoEsperaMs?: number;
   /** SAT status polling of cancellations awaiting the receiver (default 500 ms in tests). */
   cancelacionSondeoMs?: number;
+  cancelacionPlazoMs?: number;
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -125,6 +126,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
       intervaloSondeoMs: op.cancelacionSondeoMs ?? 500,
+      plazoMs: op.cancelacionPlazoMs ?? 600_000,
     }),
   });
   const api = await escuchar(
