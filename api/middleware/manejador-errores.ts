@@ -29,14 +29,6 @@ const POR_STATUS: Record<number, [TipoError, string, string]> = {
   ],
 };
 
-/** `/body/conceptos/0/cantidad` → `conceptos[0].cantidad` */
-function nombreParametro(ruta?: string): string | undefined {
-  if (!ruta) return undefined;
-  const partes = ruta.replace(/^\//, '').split('/');
-  if (['body', 'query', 'params', 'headers', 'path'].includes(partes[0] ?? '')) partes.shift();
-  return partes.reduce((acc, p) => (/^\d+$/.test(p) ? `${acc}[${p}]` : acc ? `${acc}.${p}` : p), '');
-}
-
 /** A business refusal: its kind is the envelope's `tipo` and picks the status; a retry hint is `Retry-After`. */
 function desdeNegocio(e: ErrorNegocio): ApiError {
   const { reintentarEnSegundos, factura } = e.detalle;
@@ -69,15 +61,9 @@ export function aApiError(err: unknown): ApiError {
     }
     if (e.status !== 400) return new ApiError(tipo, codigo, mensaje);
     // Only a 400 names a parameter; for 404/405 the validator's "path" is the URL itself.
-    const primero = e.errors?.[0];
-    const parametro = nombreParametro(primero?.path) || undefined;
-    if (!primero) return new ApiError(tipo, codigo, mensaje);
-    return new ApiError(
-      tipo,
-      codigo,
-      mensajeValidacion(primero.errorCode, primero.message ?? '', parametro ?? ''),
-      parametro,
-    );
+    if (!e.errors?.length) return new ApiError(tipo, codigo, mensaje);
+    const validacion = mensajeValidacion(e.errors);
+    return new ApiError(tipo, codigo, validacion.mensaje, validacion.parametro);
   }
   return new ApiError('interno', 'error_interno', 'Ocurrió un error interno. Intente de nuevo más tarde.');
 }

@@ -69,7 +69,7 @@ describe('cuenta y llaves API', () => {
     const r = await cuenta.http.post('/v1/llaves_api', { nombre: 'x', modo: 'prod' });
     expect(r.status).toBe(400);
     expect(r.body.error.parametro).toBe('modo');
-    expect(r.body.error.mensaje).toBe('modo debe ser uno de: test, live.');
+    expect(r.body.error.mensaje).toBe('El campo modo debe ser uno de estos valores: test, live.');
   });
 
   it('no se puede revocar la llave de otra cuenta (404)', async () => {
