@@ -7,7 +7,10 @@ export default async function globalTeardown() {
   if (servidor && servidor.exitCode === null) {
     const fin = new Promise((r) => servidor.once('exit', r));
     servidor.kill('SIGTERM');
-    await Promise.race([fin, new Promise((r) => setTimeout(r, 10_000))]);
+    // The fallback timer is cleared once the server exits: a pending one kept jest alive 10 s after the run.
+    let reloj: NodeJS.Timeout | undefined;
+    await Promise.race([fin, new Promise((r) => (reloj = setTimeout(r, 10_000)))]);
+    clearTimeout(reloj);
     if (servidor.exitCode === null) servidor.kill('SIGKILL');
   }
   for (const f of [process.env.TEST_WORKFLOW_BUNDLE, process.env.TEST_TEMPORAL_LOG])
