@@ -3,7 +3,8 @@ import { validarImpuestos, type LineaImpuesto } from '../reglas/impuestos';
 import type { Violacion } from '../reglas/tipos';
 import type { Nodo } from '../xml/nodo';
 import { claveTraslado, hijoLocal, hijosLocal, type Contexto } from './contexto';
-import { decimalesDe, fueraDeLimites, millonesimas, type Valor } from './millonesimas';
+import { decimalesDe } from '../decimal';
+import { fueraDeLimites, millonesimas, type Valor } from './millonesimas';
 
 /** Types whose concepts must have a price (CFDI40166). */
 const CON_VALOR_UNITARIO = new Set(['I', 'E', 'N']);

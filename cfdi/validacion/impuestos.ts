@@ -1,12 +1,10 @@
-import { Decimal } from '../decimal';
-import { claveImpuestoDeRegla, cumpleRegla } from '../reglas/impuestos';
+import { d } from '../decimal';
+import { cumpleRegla, impuestoDeClave, reglasAplicables } from '../reglas/tasa-o-cuota';
 import type { Nodo } from '../xml/nodo';
 import { claveTraslado, hijoLocal, hijosLocal, type Contexto } from './contexto';
 import { millonesimas, redondear, texto } from './millonesimas';
 
 const R = 'Comprobante.Impuestos';
-// c_Impuesto: ISR, IVA, IEPS (as in cfdi/reglas/impuestos; the catalog store has no lookup for it).
-const IMPUESTOS = new Set(['001', '002', '003']);
 const SIN_IMPUESTOS = new Set(['T', 'P']);
 
 /**
@@ -73,7 +71,7 @@ function reglasRetenciones(ctx: Contexto, nodo: Nodo | undefined, dec: number): 
   filas.forEach((f, i) => {
     const ruta = `${R}.Retenciones.Retencion[${i}]`;
     const impuesto = f.atributos.Impuesto ?? '';
-    if (!IMPUESTOS.has(impuesto)) {
+    if (!impuestoDeClave(impuesto)) {
       ctx.error(
         'impuesto_invalido',
         `Impuesto="${impuesto}" no existe en el catálogo c_Impuesto (001 ISR, 002 IVA, 003 IEPS).`,
@@ -165,7 +163,7 @@ function reglasTraslados(ctx: Contexto, nodo: Nodo | undefined, dec: number): vo
     const exento = a.TipoFactor === 'Exento';
     const clave = claveTraslado(impuesto, a.TipoFactor ?? '', exento ? undefined : a.TasaOCuota);
     const nombre = `${impuesto} ${a.TipoFactor ?? ''}${exento || !a.TasaOCuota ? '' : ` ${a.TasaOCuota}`}`;
-    if (!IMPUESTOS.has(impuesto)) {
+    if (!impuestoDeClave(impuesto)) {
       ctx.error(
         'impuesto_invalido',
         `Impuesto="${impuesto}" no existe en el catálogo c_Impuesto (002 IVA, 003 IEPS).`,
@@ -259,14 +257,8 @@ function sumar(filas: Nodo[], atributo: string): bigint | undefined {
 
 function tasaEnCatalogo(ctx: Contexto, impuesto: string, factor: string, tasa: string): boolean {
   if (millonesimas(tasa) === undefined) return false;
-  const valor = new Decimal(tasa);
-  return ctx.catalogos
-    .reglasTasaOCuota()
-    .some(
-      (r) =>
-        r.traslado &&
-        r.factor === factor &&
-        claveImpuestoDeRegla(r.impuesto) === impuesto &&
-        cumpleRegla(r, valor),
-    );
+  const valor = d(tasa);
+  return reglasAplicables(ctx.catalogos.reglasTasaOCuota(), impuesto, factor, 'traslado').some((r) =>
+    cumpleRegla(r, valor),
+  );
 }
