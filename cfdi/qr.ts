@@ -1,4 +1,4 @@
-import Decimal from 'decimal.js';
+import { d, fijo } from './decimal';
 import { extraerTimbre } from './timbre';
 import { conPrefijo, partesNombre } from './xml/espacios';
 import type { Nodo } from './xml/nodo';
@@ -57,7 +57,6 @@ const IMPORTE = /^[0-9]+(\.[0-9]+)?$/;
  */
 export function totalEnExpresion(total: string): string {
   if (!IMPORTE.test(total)) throw new Error(`Total inválido para la URL de verificación: "${total}"`);
-  const fijo = new Decimal(total).toFixed(6, Decimal.ROUND_HALF_UP);
-  const sinCeros = fijo.replace(/0+$/, '');
+  const sinCeros = fijo(d(total), 6).replace(/0+$/, '');
   return sinCeros.endsWith('.') ? `${sinCeros}0` : sinCeros;
 }
