@@ -11,3 +11,16 @@ export const fijo = (v: Decimal, decimales: number) => v.toFixed(decimales, Deci
 
 /** Concept-level amounts (Importe, Descuento, Base, tax Importe) carry 6 decimals, as the SAT types allow. */
 export const DECIMALES_CONCEPTO = 6;
+
+/** Unsigned decimal with at most `maxDecimales` decimals and at most 18 integer digits (t_Importe-like). */
+export function esDecimal(valor: unknown, maxDecimales: number): valor is string {
+  if (typeof valor !== 'string') return false;
+  const m = /^\d{1,18}(?:\.(\d+))?$/.exec(valor);
+  return m !== null && (m[1]?.length ?? 0) <= maxDecimales;
+}
+
+/** Digits after the point as written: "1500.10" → 2, "7" → 0. */
+export function decimalesDe(valor: string): number {
+  const i = valor.indexOf('.');
+  return i < 0 ? 0 : valor.length - i - 1;
+}

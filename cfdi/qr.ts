@@ -1,6 +1,6 @@
-import Decimal from 'decimal.js';
+import { d, fijo } from './decimal';
 import { extraerTimbre } from './timbre';
-import { partesNombre } from './xml/espacios';
+import { conPrefijo, partesNombre } from './xml/espacios';
 import type { Nodo } from './xml/nodo';
 
 /** Verification URL of a stamped CFDI (the content of the printed QR code), as the SAT expression defines it. */
@@ -34,9 +34,8 @@ export function urlVerificacion(datos: DatosVerificacion): string {
 export function urlVerificacionDe(comprobante: Nodo): string {
   const tfd = extraerTimbre(comprobante);
   const [prefijo] = partesNombre(comprobante.nombre);
-  const nombre = (local: string): string => (prefijo === '' ? local : `${prefijo}:${local}`);
-  const emisor = comprobante.hijos.find((h) => h.nombre === nombre('Emisor'));
-  const receptor = comprobante.hijos.find((h) => h.nombre === nombre('Receptor'));
+  const emisor = comprobante.hijos.find((h) => h.nombre === conPrefijo(prefijo, 'Emisor'));
+  const receptor = comprobante.hijos.find((h) => h.nombre === conPrefijo(prefijo, 'Receptor'));
   const { Total: total, Sello: sello } = comprobante.atributos;
   const uuid = tfd?.atributos['UUID'];
   const rfcEmisor = emisor?.atributos['Rfc'];
@@ -58,7 +57,6 @@ const IMPORTE = /^[0-9]+(\.[0-9]+)?$/;
  */
 export function totalEnExpresion(total: string): string {
   if (!IMPORTE.test(total)) throw new Error(`Total inválido para la URL de verificación: "${total}"`);
-  const fijo = new Decimal(total).toFixed(6, Decimal.ROUND_HALF_UP);
-  const sinCeros = fijo.replace(/0+$/, '');
+  const sinCeros = fijo(d(total), 6).replace(/0+$/, '');
   return sinCeros.endsWith('.') ? `${sinCeros}0` : sinCeros;
 }

@@ -2,7 +2,7 @@ import type { KeyObject } from 'node:crypto';
 import { X509Certificate } from 'node:crypto';
 import { cadenaTfd } from './cadena';
 import { verificarSello } from './sello';
-import { ambitoDe, NS_TFD, NS_XSI, partesNombre } from './xml/espacios';
+import { ambitoDe, conPrefijo, NS_TFD, NS_XSI, partesNombre } from './xml/espacios';
 import { nodo, type Nodo } from './xml/nodo';
 
 /** TimbreFiscalDigital 1.1: what a PAC adds inside cfdi:Complemento when it stamps a CFDI. */
@@ -65,7 +65,7 @@ export function insertarTimbre(comprobante: Nodo, tfd: Nodo): Nodo {
   }
   if (extraerTimbre(comprobante)) throw new Error('El comprobante ya está timbrado');
   const [prefijo] = partesNombre(comprobante.nombre);
-  const nombre = (local: string): string => (prefijo === '' ? local : `${prefijo}:${local}`);
+  const nombre = (local: string): string => conPrefijo(prefijo, local);
   const hijos = [...comprobante.hijos];
   const i = hijos.findIndex((h) => h.nombre === nombre('Complemento'));
   const existente = hijos[i];
@@ -82,7 +82,7 @@ export function insertarTimbre(comprobante: Nodo, tfd: Nodo): Nodo {
 export function extraerTimbre(comprobante: Nodo): Nodo | undefined {
   const ambitoRaiz = ambitoDe(comprobante);
   const [prefijo] = partesNombre(comprobante.nombre);
-  const complemento = prefijo === '' ? 'Complemento' : `${prefijo}:Complemento`;
+  const complemento = conPrefijo(prefijo, 'Complemento');
   for (const c of comprobante.hijos) {
     if (c.nombre !== complemento) continue;
     const ambito = ambitoDe(c, ambitoRaiz);

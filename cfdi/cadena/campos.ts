@@ -1,3 +1,4 @@
+import { conPrefijo } from '../xml/espacios';
 import type { Nodo } from '../xml/nodo';
 
 /**
@@ -77,7 +78,7 @@ export function tablaDeNombres<K extends string>(
     let tabla = porPrefijo.get(prefijo);
     if (!tabla) {
       tabla = {} as Record<K, string>;
-      for (const local of locales) tabla[local] = prefijo === '' ? local : `${prefijo}:${local}`;
+      for (const local of locales) tabla[local] = conPrefijo(prefijo, local);
       // Bounded: prefixes come from the documents we read.
       if (porPrefijo.size < 16) porPrefijo.set(prefijo, tabla);
     }

@@ -1,11 +1,8 @@
 import { normalizarEspacios } from '../cadena';
-import { nodo, type Nodo } from '../xml/nodo';
+import { envoltura, nodo, type Nodo } from '../xml/nodo';
 import { calcularImportes } from './importes';
+import { nodoComprobante } from './raiz';
 import type { ComprobanteEntrada, ImportesCalculados, ImpuestoCalculado } from './tipos';
-
-export const NS_CFDI = 'http://www.sat.gob.mx/cfd/4';
-export const NS_XSI = 'http://www.w3.org/2001/XMLSchema-instance';
-export const ESQUEMA_CFDI = `${NS_CFDI} http://www.sat.gob.mx/sitio_internet/cfd/4/cfdv40.xsd`;
 
 // Text values are written already normalized exactly as the SAT XSLT's normalize-space does, so XML and
 // cadena always agree (normalizarEspacios).
@@ -21,47 +18,23 @@ const traslado = (t: ImpuestoCalculado, prefijo = 'cfdi:Traslado') =>
 
 function impuestosConcepto(t: ImpuestoCalculado[], r: ImpuestoCalculado[]): Nodo[] {
   if (!t.length && !r.length) return [];
-  const hijos: Nodo[] = [];
-  if (t.length)
-    hijos.push(
-      nodo(
-        'cfdi:Traslados',
-        {},
-        t.map((x) => traslado(x)),
-      ),
-    );
-  if (r.length)
-    hijos.push(
-      nodo(
-        'cfdi:Retenciones',
-        {},
-        r.map((x) => traslado(x, 'cfdi:Retencion')),
-      ),
-    );
-  return [nodo('cfdi:Impuestos', {}, hijos)];
+  return [
+    nodo('cfdi:Impuestos', {}, [
+      ...envoltura('cfdi:Traslados', t, (x) => traslado(x)),
+      ...envoltura('cfdi:Retenciones', r, (x) => traslado(x, 'cfdi:Retencion')),
+    ]),
+  ];
 }
 
 function impuestosGlobales(i: ImportesCalculados): Nodo[] {
   if (!i.traslados.length && !i.retenciones.length) return [];
-  const hijos: Nodo[] = [];
   // XSD order: Retenciones before Traslados.
-  if (i.retenciones.length) {
-    hijos.push(
-      nodo(
-        'cfdi:Retenciones',
-        {},
-        i.retenciones.map((r) => nodo('cfdi:Retencion', { Impuesto: r.impuesto, Importe: r.importe })),
-      ),
-    );
-  }
-  if (i.traslados.length)
-    hijos.push(
-      nodo(
-        'cfdi:Traslados',
-        {},
-        i.traslados.map((t) => traslado(t)),
-      ),
-    );
+  const hijos = [
+    ...envoltura('cfdi:Retenciones', i.retenciones, (r) =>
+      nodo('cfdi:Retencion', { Impuesto: r.impuesto, Importe: r.importe }),
+    ),
+    ...envoltura('cfdi:Traslados', i.traslados, (t) => traslado(t)),
+  ];
   return [
     nodo(
       'cfdi:Impuestos',
@@ -137,30 +110,8 @@ export function construirComprobante(c: ComprobanteEntrada): { nodo: Nodo; impor
   );
   hijos.push(...impuestosGlobales(imp));
 
-  const raiz = nodo(
-    'cfdi:Comprobante',
-    {
-      'xmlns:cfdi': NS_CFDI,
-      'xmlns:xsi': NS_XSI,
-      'xsi:schemaLocation': ESQUEMA_CFDI,
-      Version: '4.0',
-      Serie: c.serie && normalizarEspacios(c.serie),
-      Folio: c.folio && normalizarEspacios(c.folio),
-      Fecha: c.fecha,
-      FormaPago: c.forma_pago,
-      NoCertificado: c.no_certificado,
-      Certificado: c.certificado,
-      CondicionesDePago: c.condiciones_pago && normalizarEspacios(c.condiciones_pago),
-      SubTotal: imp.subtotal,
-      Descuento: imp.descuento,
-      Moneda: c.moneda,
-      TipoCambio: c.tipo_cambio,
-      Total: imp.total,
-      TipoDeComprobante: c.tipo,
-      Exportacion: c.exportacion,
-      MetodoPago: c.metodo_pago,
-      LugarExpedicion: c.lugar_expedicion,
-    },
+  const raiz = nodoComprobante(
+    { ...c, subtotal: imp.subtotal, descuento: imp.descuento, total: imp.total },
     hijos,
   );
   return { nodo: raiz, importes: imp };

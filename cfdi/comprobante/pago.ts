@@ -1,12 +1,16 @@
 import { ATRIBUTOS_TOTALES } from '../pagos/calcular';
 import type { ComplementoPagosCalculado, ImpuestoPagoCalculado, PagoCalculado } from '../pagos/tipos';
-import { nodo, type Nodo } from '../xml/nodo';
-import { normalizarEspacios } from '../cadena';
-import { ESQUEMA_CFDI, nodoEmisor, nodoReceptor, NS_CFDI, NS_XSI } from './construir';
+import { NS_PAGOS20 } from '../xml/espacios';
+import { envoltura, nodo, type Nodo } from '../xml/nodo';
+import { nodoEmisor, nodoReceptor } from './construir';
+import { nodoComprobante, type EspacioComplemento } from './raiz';
 import type { ComprobanteEntrada } from './tipos';
 
-export const NS_PAGOS = 'http://www.sat.gob.mx/Pagos20';
-const ESQUEMA_PAGOS = `${NS_PAGOS} http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd`;
+const PAGOS20: EspacioComplemento = {
+  prefijo: 'pago20',
+  uri: NS_PAGOS20,
+  esquema: `${NS_PAGOS20} http://www.sat.gob.mx/sitio_internet/cfd/Pagos/Pagos20.xsd`,
+};
 
 export type PagoDocumentoEntrada = Pick<
   ComprobanteEntrada,
@@ -29,26 +33,16 @@ function pago(p: PagoCalculado): Nodo {
   const documentos = p.documentos.map((d) => {
     const hijos: Nodo[] = [];
     if (d.impuestos) {
-      const partes: Nodo[] = [];
-      if (d.impuestos.retenciones.length) {
-        partes.push(
-          nodo(
-            'pago20:RetencionesDR',
-            {},
-            d.impuestos.retenciones.map((r) => impuestoDr('pago20:RetencionDR', 'DR', r)),
+      hijos.push(
+        nodo('pago20:ImpuestosDR', {}, [
+          ...envoltura('pago20:RetencionesDR', d.impuestos.retenciones, (r) =>
+            impuestoDr('pago20:RetencionDR', 'DR', r),
           ),
-        );
-      }
-      if (d.impuestos.traslados.length) {
-        partes.push(
-          nodo(
-            'pago20:TrasladosDR',
-            {},
-            d.impuestos.traslados.map((t) => impuestoDr('pago20:TrasladoDR', 'DR', t)),
+          ...envoltura('pago20:TrasladosDR', d.impuestos.traslados, (t) =>
+            impuestoDr('pago20:TrasladoDR', 'DR', t),
           ),
-        );
-      }
-      hijos.push(nodo('pago20:ImpuestosDR', {}, partes));
+        ]),
+      );
     }
     return nodo(
       'pago20:DoctoRelacionado',
@@ -69,28 +63,16 @@ function pago(p: PagoCalculado): Nodo {
   });
   const hijos = [...documentos];
   if (p.impuestos) {
-    const partes: Nodo[] = [];
-    if (p.impuestos.retenciones.length) {
-      partes.push(
-        nodo(
-          'pago20:RetencionesP',
-          {},
-          p.impuestos.retenciones.map((r) =>
-            nodo('pago20:RetencionP', { ImpuestoP: r.impuesto, ImporteP: r.importe }),
-          ),
+    hijos.push(
+      nodo('pago20:ImpuestosP', {}, [
+        ...envoltura('pago20:RetencionesP', p.impuestos.retenciones, (r) =>
+          nodo('pago20:RetencionP', { ImpuestoP: r.impuesto, ImporteP: r.importe }),
         ),
-      );
-    }
-    if (p.impuestos.traslados.length) {
-      partes.push(
-        nodo(
-          'pago20:TrasladosP',
-          {},
-          p.impuestos.traslados.map((t) => impuestoDr('pago20:TrasladoP', 'P', t)),
+        ...envoltura('pago20:TrasladosP', p.impuestos.traslados, (t) =>
+          impuestoDr('pago20:TrasladoP', 'P', t),
         ),
-      );
-    }
-    hijos.push(nodo('pago20:ImpuestosP', {}, partes));
+      ]),
+    );
   }
   return nodo(
     'pago20:Pago',
@@ -112,25 +94,19 @@ export function construirComprobantePago(e: PagoDocumentoEntrada): Nodo {
     totales[atributo] = e.complemento.totales[campo as keyof typeof ATRIBUTOS_TOTALES];
   }
   // Fixed by Anexo 20 for type P: amounts 0, currency XXX, one "Pago" concept, use CP01.
-  return nodo(
-    'cfdi:Comprobante',
+  return nodoComprobante(
     {
-      'xmlns:cfdi': NS_CFDI,
-      'xmlns:xsi': NS_XSI,
-      'xmlns:pago20': NS_PAGOS,
-      'xsi:schemaLocation': `${ESQUEMA_CFDI} ${ESQUEMA_PAGOS}`,
-      Version: '4.0',
-      Serie: e.serie && normalizarEspacios(e.serie),
-      Folio: e.folio && normalizarEspacios(e.folio),
-      Fecha: e.fecha,
-      NoCertificado: e.no_certificado,
-      Certificado: e.certificado,
-      SubTotal: '0',
-      Moneda: 'XXX',
-      Total: '0',
-      TipoDeComprobante: 'P',
-      Exportacion: '01',
-      LugarExpedicion: e.lugar_expedicion,
+      serie: e.serie,
+      folio: e.folio,
+      fecha: e.fecha,
+      no_certificado: e.no_certificado,
+      certificado: e.certificado,
+      subtotal: '0',
+      moneda: 'XXX',
+      total: '0',
+      tipo: 'P',
+      exportacion: '01',
+      lugar_expedicion: e.lugar_expedicion,
     },
     [
       nodoEmisor(e.emisor),
@@ -153,5 +129,6 @@ export function construirComprobantePago(e: PagoDocumentoEntrada): Nodo {
         ]),
       ]),
     ],
+    [PAGOS20],
   );
 }

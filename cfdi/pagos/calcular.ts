@@ -2,7 +2,6 @@ import { violacion, type Violacion } from '../reglas/tipos';
 import { CERO, dec, Dec, DECIMALES_IMPUESTOS, DECIMALES_TOTALES, redondear, tal, truncar } from './numeros';
 import type {
   ComplementoPagosCalculado,
-  DesgloseImpuestosPago,
   DocumentoCalculado,
   DocumentoPagadoEntrada,
   EntradaPagos,
@@ -13,7 +12,7 @@ import type {
   RetencionPagoCalculada,
   TotalesPagos,
 } from './tipos';
-import { validarEntradaPagos } from './validar';
+import { SAT_LINEA_PAGO, tieneFilas, validarEntradaPagos } from './validar';
 
 export type ResultadoCalculoPagos =
   | { ok: true; complemento: ComplementoPagosCalculado }
@@ -126,10 +125,6 @@ function calcularDocumento(
   };
 }
 
-function tieneFilas(desglose: DesgloseImpuestosPago): boolean {
-  return (desglose.traslados?.length ?? 0) + (desglose.retenciones?.length ?? 0) > 0;
-}
-
 const tasa6 = (tasa: string) => dec(tasa).toFixed(DECIMALES_IMPUESTOS);
 
 /** An already prorated row: kept as given, written with 6 decimals. */
@@ -175,7 +170,7 @@ function prorratear(
             'base_dr_cero',
             'El pago es tan pequeño que la base prorrateada del impuesto queda en cero (debe ser mayor que cero).',
             `${ruta}.impuestos_factura.${clase}[${i}].base`,
-            clase === 'traslados' ? 'CRP20255' : 'CRP20249',
+            SAT_LINEA_PAGO[clase === 'traslados' ? 'traslado' : 'retencion'].base,
           ),
         );
       }

@@ -1,6 +1,13 @@
+import { decimalesDe, esDecimal } from '../decimal';
+import {
+  validarLineaImpuesto,
+  type CodigosSatLinea,
+  type PerfilLineaImpuesto,
+} from '../reglas/linea-impuesto';
+import type { ClaseImpuesto } from '../reglas/tasa-o-cuota';
 import { violacion, type Violacion } from '../reglas/tipos';
-import { dec, esDecimal, decimalesEscritos } from './numeros';
-import type { DesgloseImpuestosPago, DocumentoPagadoEntrada, LineaImpuestoPago, PagoEntrada } from './tipos';
+import { dec } from './numeros';
+import type { DesgloseImpuestosPago, DocumentoPagadoEntrada, PagoEntrada } from './tipos';
 
 // Codes of the Pagos 2.0 error matrix (CRP20xxx) are given only where a PAC's answer confirms them; checks that
 // come from the XSD alone (patterns, ranges) carry no `sat`.
@@ -8,21 +15,17 @@ import type { DesgloseImpuestosPago, DocumentoPagadoEntrada, LineaImpuestoPago, 
 const PATRON_FECHA = /^\d{4}-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])(T([01]\d|2[0-3]):[0-5]\d:[0-5]\d)?$/;
 const PATRON_UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$/;
 const PATRON_MONEDA = /^[A-Z]{3}$/;
-const PATRON_TASA = /^\d{1,12}(\.\d{1,6})?$/;
 const OBJETOS_IMP = /^0[1-8]$/;
 /** ObjetoImpDR for which ImpuestosDR must not exist (CRP20247). */
 export const OBJETOS_SIN_IMPUESTOS = ['01', '03', '04', '05'];
-const IMPUESTOS = ['001', '002', '003'];
-const TIPOS_FACTOR = ['Tasa', 'Cuota', 'Exento'];
 /** EquivalenciaDR allows 10 decimals, TipoCambioP 6 (Pagos20.xsd). */
 const DECIMALES_EQUIVALENCIA = 10;
 const DECIMALES_TIPO_CAMBIO = 6;
-const DECIMALES_BASE = 6;
 
-type Clase = 'traslado' | 'retencion';
-const SAT_LINEA: Record<Clase, { base: string; impuesto: string; factor: string }> = {
-  retencion: { base: 'CRP20249', impuesto: 'CRP20250', factor: 'CRP20251' },
-  traslado: { base: 'CRP20255', impuesto: 'CRP20256', factor: 'CRP20257' },
+/** Pagos 2.0 codes of an ImpuestosDR row (the CRP20 matrix has no code for a bad or missing rate). */
+export const SAT_LINEA_PAGO: Readonly<Record<ClaseImpuesto, CodigosSatLinea>> = {
+  retencion: { base: 'CRP20249', impuesto: 'CRP20250', factor: 'CRP20251', exento: 'CRP20252' },
+  traslado: { base: 'CRP20255', impuesto: 'CRP20256', factor: 'CRP20257', exento: 'CRP20258' },
 };
 
 /** Every locally checkable error of the input, before anything is computed (Monto ≥ minimum comes later). */
@@ -168,7 +171,7 @@ function validarMonto(pago: PagoEntrada, ruta: string): Violacion[] {
   if (dec(monto).isZero()) {
     return [violacion('monto_invalido', 'El monto del pago debe ser mayor que cero.', parametro, 'CRP20218')];
   }
-  if (decimalesEscritos(monto) > pago.decimales_moneda) {
+  if (decimalesDe(monto) > pago.decimales_moneda) {
     return [
       decimalesExcedidos(
         'El monto del pago',
@@ -316,7 +319,7 @@ function validarImporteDocumento(
     errores.push(violacion(`${campo}_invalido`, `${nombre} debe ser mayor que cero.`, parametro, positivo));
     return false;
   }
-  if (decimalesEscritos(valor) > documento.decimales_moneda) {
+  if (decimalesDe(valor) > documento.decimales_moneda) {
     errores.push(
       decimalesExcedidos(nombre, valor, documento.moneda, documento.decimales_moneda, parametro, decimales),
     );
@@ -324,7 +327,8 @@ function validarImporteDocumento(
   return true;
 }
 
-function tieneFilas(desglose: DesgloseImpuestosPago | null | undefined): boolean {
+/** The breakdown has at least one traslado or retención. */
+export function tieneFilas(desglose: DesgloseImpuestosPago | null | undefined): boolean {
   return (desglose?.traslados?.length ?? 0) + (desglose?.retenciones?.length ?? 0) > 0;
 }
 
@@ -428,122 +432,17 @@ function validarDesglose(
   conImporte: boolean,
 ): Violacion[] {
   const errores: Violacion[] = [];
+  // The calculator is given no catalogs: rates are checked for their form only.
+  const perfil: PerfilLineaImpuesto = {
+    sat: SAT_LINEA_PAGO,
+    decimalesTasa: 'hasta6',
+    montos: { importeRequerido: conImporte },
+  };
   (desglose?.traslados ?? []).forEach((linea, i) =>
-    errores.push(...validarLinea(linea, 'traslado', `${ruta}.traslados[${i}]`, conImporte)),
+    errores.push(...validarLineaImpuesto(linea, 'traslado', `${ruta}.traslados[${i}]`, perfil)),
   );
   (desglose?.retenciones ?? []).forEach((linea, i) =>
-    errores.push(...validarLinea(linea, 'retencion', `${ruta}.retenciones[${i}]`, conImporte)),
+    errores.push(...validarLineaImpuesto(linea, 'retencion', `${ruta}.retenciones[${i}]`, perfil)),
   );
-  return errores;
-}
-
-function validarLinea(
-  linea: LineaImpuestoPago,
-  clase: Clase,
-  ruta: string,
-  conImporte: boolean,
-): Violacion[] {
-  const errores: Violacion[] = [];
-  const sat = SAT_LINEA[clase];
-
-  if (!IMPUESTOS.includes(linea.impuesto)) {
-    errores.push(
-      violacion(
-        'impuesto_invalido',
-        `El impuesto "${linea.impuesto}" no existe en el catálogo c_Impuesto (001 ISR, 002 IVA, 003 IEPS).`,
-        `${ruta}.impuesto`,
-        sat.impuesto,
-      ),
-    );
-  } else if (clase === 'traslado' && linea.impuesto === '001') {
-    errores.push(
-      violacion(
-        'impuesto_invalido',
-        'El ISR (001) solo puede retenerse, no trasladarse.',
-        `${ruta}.impuesto`,
-      ),
-    );
-  }
-
-  if (!esDecimal(linea.base, DECIMALES_BASE)) {
-    errores.push(
-      violacion(
-        'base_invalida',
-        `La base "${linea.base}" no es válida: debe ser un número decimal no negativo con hasta 6 decimales.`,
-        `${ruta}.base`,
-      ),
-    );
-  } else if (dec(linea.base).isZero()) {
-    errores.push(
-      violacion('base_invalida', 'La base del impuesto debe ser mayor que cero.', `${ruta}.base`, sat.base),
-    );
-  }
-
-  if (!TIPOS_FACTOR.includes(linea.tipo_factor)) {
-    errores.push(
-      violacion(
-        'tipo_factor_invalido',
-        `El tipo de factor "${linea.tipo_factor}" no es válido: debe ser Tasa, Cuota o Exento.`,
-        `${ruta}.tipo_factor`,
-        sat.factor,
-      ),
-    );
-    return errores;
-  }
-
-  const tasa = linea.tasa_o_cuota ?? undefined;
-  const importe = linea.importe ?? undefined;
-  if (linea.tipo_factor === 'Exento') {
-    if (clase === 'retencion') {
-      errores.push(
-        violacion(
-          'exento_en_retencion',
-          'Una retención no puede tener tipo de factor Exento.',
-          `${ruta}.tipo_factor`,
-          'CRP20252',
-        ),
-      );
-    } else if (tasa !== undefined || (conImporte && importe !== undefined)) {
-      errores.push(
-        violacion(
-          'exento_con_tasa',
-          'Un traslado Exento no lleva tasa_o_cuota ni importe.',
-          `${ruta}.${tasa !== undefined ? 'tasa_o_cuota' : 'importe'}`,
-          'CRP20258',
-        ),
-      );
-    }
-    return errores;
-  }
-
-  if (tasa === undefined || !PATRON_TASA.test(tasa)) {
-    errores.push(
-      violacion(
-        'tasa_invalida',
-        tasa === undefined
-          ? `Con tipo de factor ${linea.tipo_factor} se requiere tasa_o_cuota (por ejemplo "0.160000").`
-          : `La tasa o cuota "${tasa}" no es válida: debe ser un decimal no negativo con hasta 6 decimales.`,
-        `${ruta}.tasa_o_cuota`,
-      ),
-    );
-  }
-  if (conImporte && importe === undefined) {
-    errores.push(
-      violacion(
-        'importe_requerido',
-        `Un impuesto ya prorrateado con tipo de factor ${linea.tipo_factor} requiere su importe.`,
-        `${ruta}.importe`,
-      ),
-    );
-  }
-  if (importe !== undefined && !esDecimal(importe, DECIMALES_BASE)) {
-    errores.push(
-      violacion(
-        'importe_invalido',
-        `El importe "${importe}" no es válido: debe ser un número decimal no negativo con hasta 6 decimales.`,
-        `${ruta}.importe`,
-      ),
-    );
-  }
   return errores;
 }

@@ -1,4 +1,4 @@
-import { Decimal } from 'decimal.js';
+import { d } from '../decimal';
 import { violacion, type Violacion } from './tipos';
 
 // t_Importe of the CFDI XSD: no sign, up to 18 integer digits, up to 6 decimals. No exponent ("1e3"),
@@ -21,5 +21,5 @@ export function validarPrecioUnitario(valor: string, parametro = 'valor_unitario
 /** "1500" → "1500.000000". Throws on a value validarPrecioUnitario rejects. */
 export function normalizarPrecio(valor: string): string {
   if (!PATRON_PRECIO.test(valor)) throw new Error(`Precio inválido: "${valor}"`);
-  return new Decimal(valor).toFixed(6);
+  return d(valor).toFixed(6);
 }

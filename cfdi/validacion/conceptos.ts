@@ -1,12 +1,33 @@
+import { decimalesDe } from '../decimal';
 import { validarClaveProdServ, validarClaveUnidad } from '../reglas/claves';
 import { validarImpuestos, type LineaImpuesto } from '../reglas/impuestos';
 import type { Violacion } from '../reglas/tipos';
 import type { Nodo } from '../xml/nodo';
 import { claveTraslado, hijoLocal, hijosLocal, type Contexto } from './contexto';
-import { decimalesDe, fueraDeLimites, millonesimas, type Valor } from './millonesimas';
+import { fueraDeLimites, millonesimas, type Valor } from './millonesimas';
 
 /** Types whose concepts must have a price (CFDI40166). */
 const CON_VALOR_UNITARIO = new Set(['I', 'E', 'N']);
+
+/** The rules a concept and one of its parts share, each with its own codes and wording. */
+interface ReglasRenglon {
+  sat: { claveProdServ: string; limites: string; aduana: string; valorUnitario: string };
+  /** Why a ValorUnitario of zero is wrong here; undefined when it is allowed. */
+  valorUnitarioCero: (ctx: Contexto, valor: string) => string | undefined;
+}
+
+const CONCEPTO: ReglasRenglon = {
+  sat: { claveProdServ: 'CFDI40162', valorUnitario: 'CFDI40166', limites: 'CFDI40167', aduana: 'CFDI40195' },
+  valorUnitarioCero: (ctx, valor) =>
+    CON_VALOR_UNITARIO.has(ctx.tipo)
+      ? `ValorUnitario="${valor}": en un comprobante de tipo ${ctx.tipo} debe ser mayor que cero.`
+      : undefined,
+};
+
+const PARTE: ReglasRenglon = {
+  sat: { claveProdServ: 'CFDI40196', valorUnitario: 'CFDI40197', limites: 'CFDI40198', aduana: 'CFDI40200' },
+  valorUnitarioCero: (_, valor) => `ValorUnitario="${valor}" de la parte debe ser mayor que cero.`,
+};
 
 type Clase = 'traslado' | 'retencion';
 const SAT_IMPUESTO: Record<Clase, { base: string; importe: string }> = {
@@ -24,34 +45,11 @@ export function reglasConceptos(ctx: Contexto): void {
 
 function reglasConcepto(ctx: Contexto, c: Nodo, ruta: string): void {
   const a = c.atributos;
-  if (a.ClaveProdServ !== undefined) {
-    ctx.agregar(validarClaveProdServ(a.ClaveProdServ, ctx.catalogos, `${ruta}.ClaveProdServ`));
-  }
+  reglaClaveProdServ(ctx, c, ruta, CONCEPTO);
   if (a.ClaveUnidad !== undefined) {
     ctx.agregar(validarClaveUnidad(a.ClaveUnidad, ctx.catalogos, `${ruta}.ClaveUnidad`));
   }
-  const valorUnitario = ctx.numero(c, 'ValorUnitario', ruta);
-  if (valorUnitario === 0n && CON_VALOR_UNITARIO.has(ctx.tipo)) {
-    ctx.error(
-      'valor_unitario_cero',
-      `ValorUnitario="${a.ValorUnitario}": en un comprobante de tipo ${ctx.tipo} debe ser mayor que cero.`,
-      `${ruta}.ValorUnitario`,
-      'CFDI40166',
-    );
-  }
-  const importe = ctx.numero(c, 'Importe', ruta);
-  const cantidad = ctx.numero(c, 'Cantidad', ruta);
-  if (importe !== undefined && cantidad !== undefined && valorUnitario !== undefined) {
-    verificarLimites(
-      ctx,
-      c,
-      ruta,
-      importe,
-      ['Cantidad', cantidad],
-      ['ValorUnitario', valorUnitario],
-      'CFDI40167',
-    );
-  }
+  const importe = reglasImporte(ctx, c, ruta, CONCEPTO);
   const descuento = ctx.numero(c, 'Descuento', ruta);
   if (descuento !== undefined && importe !== undefined) {
     if (decimalesDe(a.Descuento!) > decimalesDe(a.Importe!)) {
@@ -78,8 +76,42 @@ function reglasConcepto(ctx: Contexto, c: Nodo, ruta: string): void {
 
   reglasImpuestosConcepto(ctx, c, ruta);
   reglasTerceros(ctx, c, ruta);
-  reglasAduana(ctx, c, ruta, 'CFDI40195');
+  reglasAduana(ctx, c, ruta, CONCEPTO);
   hijosLocal(c, 'Parte').forEach((p, k) => reglasParte(ctx, p, `${ruta}.Parte[${k}]`));
+}
+
+function reglasParte(ctx: Contexto, p: Nodo, ruta: string): void {
+  reglaClaveProdServ(ctx, p, ruta, PARTE);
+  reglasImporte(ctx, p, ruta, PARTE);
+  reglasAduana(ctx, p, ruta, PARTE);
+}
+
+function reglaClaveProdServ(ctx: Contexto, n: Nodo, ruta: string, r: ReglasRenglon): void {
+  const clave = n.atributos.ClaveProdServ;
+  if (clave === undefined) return;
+  const errores = validarClaveProdServ(clave, ctx.catalogos, `${ruta}.ClaveProdServ`);
+  ctx.agregar(errores.map((v) => ({ ...v, sat: r.sat.claveProdServ })));
+}
+
+/** ValorUnitario above zero where required, and Importe within Cantidad × ValorUnitario; returns Importe. */
+function reglasImporte(ctx: Contexto, n: Nodo, ruta: string, r: ReglasRenglon): bigint | undefined {
+  const valorUnitario = ctx.numero(n, 'ValorUnitario', ruta);
+  const mensaje = valorUnitario === 0n ? r.valorUnitarioCero(ctx, n.atributos.ValorUnitario!) : undefined;
+  if (mensaje) ctx.error('valor_unitario_cero', mensaje, `${ruta}.ValorUnitario`, r.sat.valorUnitario);
+  const importe = ctx.numero(n, 'Importe', ruta);
+  const cantidad = ctx.numero(n, 'Cantidad', ruta);
+  if (importe !== undefined && cantidad !== undefined && valorUnitario !== undefined) {
+    verificarLimites(
+      ctx,
+      n,
+      ruta,
+      importe,
+      ['Cantidad', cantidad],
+      ['ValorUnitario', valorUnitario],
+      r.sat.limites,
+    );
+  }
+  return importe;
 }
 
 /** Concept tax lines as the shared rules (cfdi/reglas/impuestos) read them. */
@@ -263,7 +295,7 @@ function reglasTerceros(ctx: Contexto, c: Nodo, ruta: string): void {
 }
 
 /** With the Comercio Exterior complement the pedimentos go there, not in the concepts. */
-function reglasAduana(ctx: Contexto, n: Nodo, ruta: string, sat: string): void {
+function reglasAduana(ctx: Contexto, n: Nodo, ruta: string, r: ReglasRenglon): void {
   if (!ctx.conComercioExterior) return;
   hijosLocal(n, 'InformacionAduanera').forEach((ia, k) => {
     if (ia.atributos.NumeroPedimento === undefined) return;
@@ -272,42 +304,7 @@ function reglasAduana(ctx: Contexto, n: Nodo, ruta: string, sat: string): void {
       `NumeroPedimento="${ia.atributos.NumeroPedimento}" no se registra cuando el comprobante incluye el ` +
         'complemento de Comercio Exterior.',
       `${ruta}.InformacionAduanera[${k}].NumeroPedimento`,
-      sat,
+      r.sat.aduana,
     );
   });
-}
-
-function reglasParte(ctx: Contexto, p: Nodo, ruta: string): void {
-  const a = p.atributos;
-  if (a.ClaveProdServ !== undefined) {
-    ctx.agregar(
-      validarClaveProdServ(a.ClaveProdServ, ctx.catalogos, `${ruta}.ClaveProdServ`).map((v) => ({
-        ...v,
-        sat: 'CFDI40196',
-      })),
-    );
-  }
-  const valorUnitario = ctx.numero(p, 'ValorUnitario', ruta);
-  if (valorUnitario === 0n) {
-    ctx.error(
-      'valor_unitario_cero',
-      `ValorUnitario="${a.ValorUnitario}" de la parte debe ser mayor que cero.`,
-      `${ruta}.ValorUnitario`,
-      'CFDI40197',
-    );
-  }
-  const importe = ctx.numero(p, 'Importe', ruta);
-  const cantidad = ctx.numero(p, 'Cantidad', ruta);
-  if (valorUnitario !== undefined && importe !== undefined && cantidad !== undefined) {
-    verificarLimites(
-      ctx,
-      p,
-      ruta,
-      importe,
-      ['Cantidad', cantidad],
-      ['ValorUnitario', valorUnitario],
-      'CFDI40198',
-    );
-  }
-  reglasAduana(ctx, p, ruta, 'CFDI40200');
 }

@@ -1,8 +1,9 @@
+import { decimalesDe } from '../decimal';
 import { fechaCfdi } from '../fecha';
 import type { ConsultaCatalogos } from '../reglas/catalogos';
 import { violacion, type Violacion } from '../reglas/tipos';
 import type { Nodo } from '../xml/nodo';
-import { decimalesDe, millonesimas } from './millonesimas';
+import { millonesimas } from './millonesimas';
 
 /** A row of c_Pais, as far as the receiver rules need it. */
 export interface Pais {

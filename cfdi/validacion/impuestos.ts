@@ -1,13 +1,41 @@
-import { Decimal } from '../decimal';
-import { claveImpuestoDeRegla, cumpleRegla } from '../reglas/impuestos';
+import { d } from '../decimal';
+import { cumpleRegla, impuestoDeClave, reglasAplicables } from '../reglas/tasa-o-cuota';
 import type { Nodo } from '../xml/nodo';
 import { claveTraslado, hijoLocal, hijosLocal, type Contexto } from './contexto';
 import { millonesimas, redondear, texto } from './millonesimas';
 
 const R = 'Comprobante.Impuestos';
-// c_Impuesto: ISR, IVA, IEPS (as in cfdi/reglas/impuestos; the catalog store has no lookup for it).
-const IMPUESTOS = new Set(['001', '002', '003']);
 const SIN_IMPUESTOS = new Set(['T', 'P']);
+
+/** What the retenciones and traslados halves of the summary check alike, each with its own names and codes. */
+interface Resumen {
+  total: string;
+  grupo: string;
+  fila: string;
+  /** Whose Importe the total adds up, for messages. */
+  deLasFilas: string;
+  /** The c_Impuesto codes the message lists. */
+  impuestos: string;
+  sat: { decimalesTotal: string; sumaTotal: string; impuesto: string; duplicado: string };
+}
+
+const RETENCIONES: Resumen = {
+  total: 'TotalImpuestosRetenidos',
+  grupo: 'Retenciones',
+  fila: 'Retencion',
+  deLasFilas: 'de las retenciones',
+  impuestos: '001 ISR, 002 IVA, 003 IEPS',
+  sat: { decimalesTotal: 'CFDI40202', sumaTotal: 'CFDI40203', impuesto: 'CFDI40207', duplicado: 'CFDI40208' },
+};
+
+const TRASLADOS: Resumen = {
+  total: 'TotalImpuestosTrasladados',
+  grupo: 'Traslados',
+  fila: 'Traslado',
+  deLasFilas: 'de los traslados',
+  impuestos: '002 IVA, 003 IEPS',
+  sat: { decimalesTotal: 'CFDI40204', sumaTotal: 'CFDI40205', impuesto: 'CFDI40217', duplicado: 'CFDI40218' },
+};
 
 /**
  * The global Impuestos summary against the concept sums (CFDI40201–40221). Compares only when the
@@ -33,24 +61,7 @@ export function reglasImpuestos(ctx: Contexto): void {
 
 function reglasRetenciones(ctx: Contexto, nodo: Nodo | undefined, dec: number): void {
   const sumas = ctx.acumulados.retenciones;
-  const grupo = hijoLocal(nodo, 'Retenciones');
-  const total = nodo?.atributos.TotalImpuestosRetenidos;
-  const filas = hijosLocal(grupo, 'Retencion');
-
-  if (nodo && total !== undefined) {
-    ctx.decimalesMoneda(nodo, 'TotalImpuestosRetenidos', R, 'CFDI40202');
-    const declarado = ctx.numero(nodo, 'TotalImpuestosRetenidos', R);
-    const suma = sumar(filas, 'Importe');
-    if (declarado !== undefined && suma !== undefined && declarado !== suma) {
-      ctx.error(
-        'total_impuestos_no_cuadra',
-        `TotalImpuestosRetenidos="${total}" no es la suma de los Importe de las retenciones ` +
-          `(${texto(redondear(suma, dec), dec)}).`,
-        `${R}.TotalImpuestosRetenidos`,
-        'CFDI40203',
-      );
-    }
-  }
+  const { grupo, filas, total } = leerResumen(ctx, nodo, RETENCIONES, dec);
   if (grupo && total === undefined) {
     ctx.error(
       'total_impuestos_requerido',
@@ -73,24 +84,9 @@ function reglasRetenciones(ctx: Contexto, nodo: Nodo | undefined, dec: number): 
   filas.forEach((f, i) => {
     const ruta = `${R}.Retenciones.Retencion[${i}]`;
     const impuesto = f.atributos.Impuesto ?? '';
-    if (!IMPUESTOS.has(impuesto)) {
-      ctx.error(
-        'impuesto_invalido',
-        `Impuesto="${impuesto}" no existe en el catálogo c_Impuesto (001 ISR, 002 IVA, 003 IEPS).`,
-        `${ruta}.Impuesto`,
-        'CFDI40207',
-      );
-    }
-    if (vistos.has(impuesto)) {
-      ctx.error(
-        'resumen_impuesto_duplicado',
-        `Hay más de una retención del impuesto ${impuesto} en el resumen; debe haber una por impuesto.`,
-        `${ruta}.Impuesto`,
-        'CFDI40208',
-      );
-      return;
-    }
-    vistos.add(impuesto);
+    reglaImpuesto(ctx, impuesto, ruta, RETENCIONES);
+    const repetida = `Hay más de una retención del impuesto ${impuesto} en el resumen; debe haber una por impuesto.`;
+    if (!primeraVez(ctx, vistos, impuesto, repetida, ruta, RETENCIONES)) return;
     ctx.decimalesMoneda(f, 'Importe', ruta, 'CFDI40210');
     const importe = ctx.numero(f, 'Importe', ruta);
     const esperado = redondear(sumas.get(impuesto) ?? 0n, dec);
@@ -119,24 +115,7 @@ function reglasRetenciones(ctx: Contexto, nodo: Nodo | undefined, dec: number): 
 function reglasTraslados(ctx: Contexto, nodo: Nodo | undefined, dec: number): void {
   const { traslados: grupos, trasladosNoExentos } = ctx.acumulados;
   const soloExentos = grupos.size > 0 && !trasladosNoExentos;
-  const grupo = hijoLocal(nodo, 'Traslados');
-  const total = nodo?.atributos.TotalImpuestosTrasladados;
-  const filas = hijosLocal(grupo, 'Traslado');
-
-  if (nodo && total !== undefined) {
-    ctx.decimalesMoneda(nodo, 'TotalImpuestosTrasladados', R, 'CFDI40204');
-    const declarado = ctx.numero(nodo, 'TotalImpuestosTrasladados', R);
-    const suma = sumar(filas, 'Importe');
-    if (declarado !== undefined && suma !== undefined && declarado !== suma) {
-      ctx.error(
-        'total_impuestos_no_cuadra',
-        `TotalImpuestosTrasladados="${total}" no es la suma de los Importe de los traslados ` +
-          `(${texto(redondear(suma, dec), dec)}).`,
-        `${R}.TotalImpuestosTrasladados`,
-        'CFDI40205',
-      );
-    }
-  }
+  const { grupo, filas, total } = leerResumen(ctx, nodo, TRASLADOS, dec);
   if (trasladosNoExentos && total === undefined) {
     ctx.error(
       'total_impuestos_requerido',
@@ -165,14 +144,9 @@ function reglasTraslados(ctx: Contexto, nodo: Nodo | undefined, dec: number): vo
     const exento = a.TipoFactor === 'Exento';
     const clave = claveTraslado(impuesto, a.TipoFactor ?? '', exento ? undefined : a.TasaOCuota);
     const nombre = `${impuesto} ${a.TipoFactor ?? ''}${exento || !a.TasaOCuota ? '' : ` ${a.TasaOCuota}`}`;
-    if (!IMPUESTOS.has(impuesto)) {
-      ctx.error(
-        'impuesto_invalido',
-        `Impuesto="${impuesto}" no existe en el catálogo c_Impuesto (002 IVA, 003 IEPS).`,
-        `${ruta}.Impuesto`,
-        'CFDI40217',
-      );
-    } else if (
+    const conocido = reglaImpuesto(ctx, impuesto, ruta, TRASLADOS);
+    if (
+      conocido &&
       // An unknown TipoFactor is the XSD's to reject: no catalog column to compare with.
       (a.TipoFactor === 'Tasa' || a.TipoFactor === 'Cuota') &&
       a.TasaOCuota !== undefined &&
@@ -186,16 +160,8 @@ function reglasTraslados(ctx: Contexto, nodo: Nodo | undefined, dec: number): vo
         'CFDI40219',
       );
     }
-    if (vistos.has(clave)) {
-      ctx.error(
-        'resumen_impuesto_duplicado',
-        `Hay más de un traslado ${nombre} en el resumen; debe haber uno por impuesto, factor y tasa.`,
-        `${ruta}.Impuesto`,
-        'CFDI40218',
-      );
-      return;
-    }
-    vistos.add(clave);
+    const repetido = `Hay más de un traslado ${nombre} en el resumen; debe haber uno por impuesto, factor y tasa.`;
+    if (!primeraVez(ctx, vistos, clave, repetido, ruta, TRASLADOS)) return;
     if (soloExentos && (a.TasaOCuota !== undefined || a.Importe !== undefined)) {
       ctx.error(
         'resumen_exento_con_tasa',
@@ -244,6 +210,57 @@ function reglasTraslados(ctx: Contexto, nodo: Nodo | undefined, dec: number): vo
   }
 }
 
+/** The summary's group and rows, with its total checked against their sum (CFDI40202–40205). */
+function leerResumen(ctx: Contexto, nodo: Nodo | undefined, r: Resumen, dec: number) {
+  const grupo = hijoLocal(nodo, r.grupo);
+  const total = nodo?.atributos[r.total];
+  const filas = hijosLocal(grupo, r.fila);
+  if (nodo && total !== undefined) {
+    ctx.decimalesMoneda(nodo, r.total, R, r.sat.decimalesTotal);
+    const declarado = ctx.numero(nodo, r.total, R);
+    const suma = sumar(filas, 'Importe');
+    if (declarado !== undefined && suma !== undefined && declarado !== suma) {
+      ctx.error(
+        'total_impuestos_no_cuadra',
+        `${r.total}="${total}" no es la suma de los Importe ${r.deLasFilas} ` +
+          `(${texto(redondear(suma, dec), dec)}).`,
+        `${R}.${r.total}`,
+        r.sat.sumaTotal,
+      );
+    }
+  }
+  return { grupo, filas, total };
+}
+
+/** Reports an Impuesto outside c_Impuesto; true when it is in it. */
+function reglaImpuesto(ctx: Contexto, impuesto: string, ruta: string, r: Resumen): boolean {
+  if (impuestoDeClave(impuesto)) return true;
+  ctx.error(
+    'impuesto_invalido',
+    `Impuesto="${impuesto}" no existe en el catálogo c_Impuesto (${r.impuestos}).`,
+    `${ruta}.Impuesto`,
+    r.sat.impuesto,
+  );
+  return false;
+}
+
+/** One summary row per key: reports a repeated one (checked no further) and remembers the rest. */
+function primeraVez(
+  ctx: Contexto,
+  vistos: Set<string>,
+  clave: string,
+  mensaje: string,
+  ruta: string,
+  r: Resumen,
+): boolean {
+  if (vistos.has(clave)) {
+    ctx.error('resumen_impuesto_duplicado', mensaje, `${ruta}.Impuesto`, r.sat.duplicado);
+    return false;
+  }
+  vistos.add(clave);
+  return true;
+}
+
 /** Σ of an amount over rows; undefined when some row's value is malformed (reported per row). */
 function sumar(filas: Nodo[], atributo: string): bigint | undefined {
   let suma = 0n;
@@ -259,14 +276,8 @@ function sumar(filas: Nodo[], atributo: string): bigint | undefined {
 
 function tasaEnCatalogo(ctx: Contexto, impuesto: string, factor: string, tasa: string): boolean {
   if (millonesimas(tasa) === undefined) return false;
-  const valor = new Decimal(tasa);
-  return ctx.catalogos
-    .reglasTasaOCuota()
-    .some(
-      (r) =>
-        r.traslado &&
-        r.factor === factor &&
-        claveImpuestoDeRegla(r.impuesto) === impuesto &&
-        cumpleRegla(r, valor),
-    );
+  const valor = d(tasa);
+  return reglasAplicables(ctx.catalogos.reglasTasaOCuota(), impuesto, factor, 'traslado').some((r) =>
+    cumpleRegla(r, valor),
+  );
 }

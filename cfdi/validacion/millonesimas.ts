@@ -33,12 +33,6 @@ function escalado(v: bigint, escala: number): string {
   return escala === 0 ? s : `${s.slice(0, -escala)}.${s.slice(-escala)}`;
 }
 
-/** Digits after the point as written: "1500.10" → 2, "7" → 0. */
-export function decimalesDe(valor: string): number {
-  const i = valor.indexOf('.');
-  return i < 0 ? 0 : valor.length - i - 1;
-}
-
 /** An amount as written and parsed: its value in millionths and how many decimals it was written with. */
 export interface Valor {
   readonly enMillonesimas: bigint;

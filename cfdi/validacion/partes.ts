@@ -177,6 +177,12 @@ export function reglasReceptor(ctx: Contexto): void {
   reglasExtranjero(ctx, rfc === RFC_EXTRANJERO);
 }
 
+/** What only the foreign generic RFC may carry. */
+const SOLO_EXTRANJERO = [
+  { atributo: 'ResidenciaFiscal', codigo: 'residencia_fiscal_no_permitida', sat: 'CFDI40151' },
+  { atributo: 'NumRegIdTrib', codigo: 'num_reg_id_trib_no_permitido', sat: 'CFDI40154' },
+] as const;
+
 /** ResidenciaFiscal and NumRegIdTrib: only for the foreign generic RFC (CFDI40150–40156). */
 function reglasExtranjero(ctx: Contexto, extranjero: boolean): void {
   const r = ctx.receptor!.atributos;
@@ -184,25 +190,20 @@ function reglasExtranjero(ctx: Contexto, extranjero: boolean): void {
   const { ResidenciaFiscal: residencia, NumRegIdTrib: numRegId } = r;
   const cce = ctx.conComercioExterior;
 
-  if (residencia !== undefined && !extranjero) {
-    ctx.error(
-      'residencia_fiscal_no_permitida',
-      `ResidenciaFiscal="${residencia}" solo se registra con el RFC genérico extranjero ${RFC_EXTRANJERO}; ` +
-        `el receptor es ${r.Rfc}.`,
-      `${R}.ResidenciaFiscal`,
-      'CFDI40151',
-    );
+  if (!extranjero) {
+    for (const { atributo, codigo, sat } of SOLO_EXTRANJERO) {
+      const valor = r[atributo];
+      if (valor === undefined) continue;
+      ctx.error(
+        codigo,
+        `${atributo}="${valor}" solo se registra con el RFC genérico extranjero ${RFC_EXTRANJERO}; ` +
+          `el receptor es ${r.Rfc}.`,
+        `${R}.${atributo}`,
+        sat,
+      );
+    }
+    return;
   }
-  if (numRegId !== undefined && !extranjero) {
-    ctx.error(
-      'num_reg_id_trib_no_permitido',
-      `NumRegIdTrib="${numRegId}" solo se registra con el RFC genérico extranjero ${RFC_EXTRANJERO}; ` +
-        `el receptor es ${r.Rfc}.`,
-      `${R}.NumRegIdTrib`,
-      'CFDI40154',
-    );
-  }
-  if (!extranjero) return;
 
   const pais =
     residencia === undefined || residencia === 'MEX' ? undefined : ctx.catalogos.pais?.(residencia);

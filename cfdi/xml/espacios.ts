@@ -33,3 +33,7 @@ export function partesNombre(nombre: string): [prefijo: string, local: string] {
   const dos = nombre.indexOf(':');
   return dos < 0 ? ['', nombre] : [nombre.slice(0, dos), nombre.slice(dos + 1)];
 }
+
+/** `p:Local`, or `Local` alone for the default namespace: the inverse of partesNombre. */
+export const conPrefijo = (prefijo: string, local: string): string =>
+  prefijo === '' ? local : `${prefijo}:${local}`;

@@ -25,6 +25,13 @@ export function nodo(
   return { nombre, atributos: limpios, hijos };
 }
 
+/** A wrapper with one child per item, or nothing when there are none (the schemas forbid empty wrappers). */
+export function envoltura<T>(nombre: string, items: readonly T[], hijo: (item: T) => Nodo): Nodo[] {
+  if (items.length === 0) return [];
+  const hijos = items.map((x) => hijo(x));
+  return [nodo(nombre, {}, hijos)];
+}
+
 /** First child with that name, if any. */
 export const hijo = (n: Nodo, nombre: string): Nodo | undefined => n.hijos.find((h) => h.nombre === nombre);
 
