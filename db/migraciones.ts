@@ -7,6 +7,7 @@ import * as m005 from './migrations/005_certificados_unicos';
 import * as m006 from './migrations/006_facturas_eventos';
 import * as m007 from './migrations/007_folios';
 import * as m008 from './migrations/008_idempotencia_cifrada';
+import * as m009 from './migrations/009_timbres_sandbox';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -23,6 +24,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '006_facturas_eventos': m006,
   '007_folios': m007,
   '008_idempotencia_cifrada': m008,
+  '009_timbres_sandbox': m009,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -3,41 +3,12 @@ import type { EsCancelable, EstatusCancelacion } from '../puerto';
 import type { EstadoCancelacion, TimbreCancelable } from './reglas-cancelacion';
 
 /**
- * The sandbox's stamps, in MySQL so restarts keep them. The table belongs to the sandbox (not to the
- * application's migrations): it creates it at start. Keyed by the SHA-256 of the sealed XML as
- * received, with the SHA-256 of its Sello as a second key, so the same document re-serialized is still
- * recognized as the same, and by UUID.
+ * The sandbox's stamps, in MySQL so restarts keep them (table from db/migrations/009_timbres_sandbox).
+ * Keyed by the SHA-256 of the sealed XML as received, with the SHA-256 of its Sello as a second key, so
+ * the same document re-serialized is still recognized as the same, and by UUID.
  */
 
 export const TABLA_TIMBRES = 'pac_sandbox_timbres';
-
-const CREAR = `CREATE TABLE IF NOT EXISTS ${TABLA_TIMBRES} (
-  huella CHAR(64) NOT NULL,
-  huella_sello CHAR(64) NOT NULL,
-  uuid CHAR(36) NOT NULL,
-  rfc_emisor VARCHAR(13) NOT NULL,
-  rfc_receptor VARCHAR(13) NOT NULL,
-  total VARCHAR(40) NOT NULL,
-  total_mxn VARCHAR(60) NOT NULL,
-  tipo_comprobante CHAR(1) NOT NULL,
-  xml_timbrado LONGTEXT NOT NULL,
-  fecha_timbrado DATETIME(3) NOT NULL,
-  fecha_timbrado_local CHAR(19) NOT NULL,
-  no_certificado_sat CHAR(20) NOT NULL,
-  sello_sat TEXT NOT NULL,
-  estado VARCHAR(20) NOT NULL DEFAULT 'Vigente',
-  es_cancelable VARCHAR(40) NOT NULL,
-  estatus_cancelacion VARCHAR(40) NOT NULL DEFAULT '',
-  cancelacion_solicitada_en DATETIME(3) NULL,
-  motivo CHAR(2) NULL,
-  folio_sustitucion CHAR(36) NULL,
-  relacionados TEXT NULL,
-  forzar_aceptacion TINYINT(1) NOT NULL DEFAULT 0,
-  plazo_aceptacion_ms INT NULL,
-  PRIMARY KEY (huella),
-  UNIQUE KEY uq_${TABLA_TIMBRES}_sello (huella_sello),
-  UNIQUE KEY uq_${TABLA_TIMBRES}_uuid (uuid)
-) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`;
 
 export interface FilaTimbre {
   huella: string;
@@ -78,11 +49,33 @@ export const comoCancelable = (f: FilaTimbre): TimbreCancelable => ({
 
 const esDuplicado = (e: unknown) => (e as { code?: string }).code === 'ER_DUP_ENTRY';
 
-export class AlmacenTimbres {
+/** What the handlers need from the store: an interface, so tests can hand them a fake. */
+export interface AlmacenTimbres {
+  porHuellas(huella: string, huellaSello: string): Promise<FilaTimbre | undefined>;
+  porUuid(uuid: string): Promise<FilaTimbre | undefined>;
+  insertar(fila: FilaTimbre): Promise<{ nueva: true } | { nueva: false; existente: FilaTimbre }>;
+  tieneRelacionadosVigentes(uuid: string): Promise<boolean>;
+  cambiarEstado(
+    uuid: string,
+    desde: EstadoCancelacion,
+    hacia: EstadoCancelacion,
+    extra?: CamposSolicitud,
+  ): Promise<boolean>;
+}
+
+/** What a cancellation request writes besides the state. */
+export type CamposSolicitud = Partial<
+  Pick<FilaTimbre, 'cancelacion_solicitada_en' | 'motivo' | 'folio_sustitucion'>
+>;
+
+export class AlmacenTimbresMysql implements AlmacenTimbres {
   constructor(private readonly db: Knex) {}
 
-  async preparar(): Promise<void> {
-    await this.db.raw(CREAR);
+  /** Fails with a hint when the migrations have not run: the sandbox no longer creates its table. */
+  async verificarTabla(): Promise<void> {
+    if (!(await this.db.schema.hasTable(TABLA_TIMBRES))) {
+      throw new Error(`falta la tabla ${TABLA_TIMBRES}: ejecute las migraciones (npm run -s db:migrar)`);
+    }
   }
 
   async porHuellas(huella: string, huellaSello: string): Promise<FilaTimbre | undefined> {
@@ -129,7 +122,7 @@ export class AlmacenTimbres {
     uuid: string,
     desde: EstadoCancelacion,
     hacia: EstadoCancelacion,
-    extra: Partial<Pick<FilaTimbre, 'cancelacion_solicitada_en' | 'motivo' | 'folio_sustitucion'>> = {},
+    extra: CamposSolicitud = {},
   ): Promise<boolean> {
     const n = await this.db(TABLA_TIMBRES)
       .where({

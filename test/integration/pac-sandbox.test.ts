@@ -13,6 +13,7 @@ import { extraerTimbre, verificarTimbre } from '../../cfdi/timbre';
 import { parsear } from '../../cfdi/xml/parsear';
 import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { crearKnex, type Knex } from '../../db/conexion';
+import * as m009 from '../../db/migrations/009_timbres_sandbox';
 import { crearLogger } from '../../log/logger';
 import { PacFinkok } from '../../pac/finkok/cliente';
 import {
@@ -21,8 +22,10 @@ import {
   type SolicitudCancelacion,
   type TimbreObtenido,
 } from '../../pac/puerto';
-import type { ConfigSandbox } from '../../pac/sandbox/configuracion';
-import { RFC_PAC_SANDBOX, crearServidorPac } from '../../pac/sandbox/servidor';
+import { TABLA_TIMBRES } from '../../pac/sandbox/almacen';
+import { leerConfigSandbox, type ConfigSandbox } from '../../pac/sandbox/configuracion';
+import { RFC_PAC_SANDBOX } from '../../pac/sandbox/identidad';
+import { crearSandboxPac } from '../../pac/sandbox/servidor';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO, generarCsd } from '../support/certificados';
 import { comprobante, concepto } from '../support/comprobantes';
 import { directorioTemporal, validarConEsquema } from '../support/xslt';
@@ -53,11 +56,17 @@ describe('PAC sandbox a través del adaptador Finkok', () => {
   const cer = archivoSat(CSD_VALIDO.cer);
 
   async function levantar(config: Partial<ConfigSandbox> = {}): Promise<string> {
-    const app = crearServidorPac({
+    const app = crearSandboxPac({
       logger,
       db,
       catalogos,
-      config: { rutaDatos: datos.ruta, ventanaSinAceptacionMs: 0, plazoAceptacionMs: PLAZO_MS, ...config },
+      config: {
+        ...leerConfigSandbox(),
+        rutaDatos: datos.ruta,
+        ventanaSinAceptacionMs: 0,
+        plazoAceptacionMs: PLAZO_MS,
+        ...config,
+      },
     });
     await app.preparar();
     const s = await new Promise<Server>((r) => {
@@ -289,28 +298,22 @@ describe('PAC sandbox a través del adaptador Finkok', () => {
     });
   });
 
-  it('crearServidorPac({ logger }) sin más abre DATABASE_URL él mismo y lo suelta al cerrar, sin esperar lo retenido', async () => {
-    const antes = process.env.PAC_SANDBOX_DATOS;
-    process.env.PAC_SANDBOX_DATOS = datos.ruta;
-    try {
-      const app = crearServidorPac({ logger });
-      const s = await new Promise<Server>((r) => {
-        const srv = app.listen(0, '127.0.0.1', () => r(srv));
-      });
-      const base = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
-      expect(await adaptador(base).timbrar(sellado())).toMatchObject({ tipo: 'timbrado' });
-      const retenida = adaptador(base, { timeoutMs: 60_000 })
-        .timbrar(sellado({ serie: 'SANDBOX:TIMEOUT' }))
-        .catch((e: unknown) => e);
-      await dormir(200);
-      const t0 = Date.now();
-      await new Promise((r) => s.close(r));
-      expect(Date.now() - t0).toBeLessThan(2000);
-      expect(await retenida).toBeInstanceOf(ErrorPacTransitorio);
-    } finally {
-      if (antes === undefined) delete process.env.PAC_SANDBOX_DATOS;
-      else process.env.PAC_SANDBOX_DATOS = antes;
-    }
+  it('cerrar su servidor HTTP suelta lo retenido sin esperar y deja abierta la base de datos de quien la abrió', async () => {
+    const app = crearSandboxPac({ logger, db, config: { ...leerConfigSandbox(), rutaDatos: datos.ruta } });
+    const s = await new Promise<Server>((r) => {
+      const srv = app.listen(0, '127.0.0.1', () => r(srv));
+    });
+    const base = `http://127.0.0.1:${(s.address() as AddressInfo).port}`;
+    expect(await adaptador(base).timbrar(sellado())).toMatchObject({ tipo: 'timbrado' });
+    const retenida = adaptador(base, { timeoutMs: 60_000 })
+      .timbrar(sellado({ serie: 'SANDBOX:TIMEOUT' }))
+      .catch((e: unknown) => e);
+    await dormir(200);
+    const t0 = Date.now();
+    await new Promise((r) => s.close(r));
+    expect(Date.now() - t0).toBeLessThan(2000);
+    expect(await retenida).toBeInstanceOf(ErrorPacTransitorio);
+    expect(await db.raw('SELECT 1')).toBeDefined();
   });
 
   describe('cancelación', () => {
@@ -448,6 +451,45 @@ describe('PAC sandbox a través del adaptador Finkok', () => {
           uuid: t.uuid,
         }),
       ).toMatchObject({ estado: 'No Encontrado', esCancelable: '', estatusCancelacion: '' });
+    });
+  });
+
+  describe('migración 009_timbres_sandbox', () => {
+    // The DDL the sandbox ran at start before the table moved to db/migrations.
+    const ddlAnterior = (tabla: string) => `CREATE TABLE ${tabla} (
+      huella CHAR(64) NOT NULL, huella_sello CHAR(64) NOT NULL, uuid CHAR(36) NOT NULL,
+      rfc_emisor VARCHAR(13) NOT NULL, rfc_receptor VARCHAR(13) NOT NULL, total VARCHAR(40) NOT NULL,
+      total_mxn VARCHAR(60) NOT NULL, tipo_comprobante CHAR(1) NOT NULL, xml_timbrado LONGTEXT NOT NULL,
+      fecha_timbrado DATETIME(3) NOT NULL, fecha_timbrado_local CHAR(19) NOT NULL,
+      no_certificado_sat CHAR(20) NOT NULL, sello_sat TEXT NOT NULL,
+      estado VARCHAR(20) NOT NULL DEFAULT 'Vigente', es_cancelable VARCHAR(40) NOT NULL,
+      estatus_cancelacion VARCHAR(40) NOT NULL DEFAULT '', cancelacion_solicitada_en DATETIME(3) NULL,
+      motivo CHAR(2) NULL, folio_sustitucion CHAR(36) NULL, relacionados TEXT NULL,
+      forzar_aceptacion TINYINT(1) NOT NULL DEFAULT 0, plazo_aceptacion_ms INT NULL,
+      PRIMARY KEY (huella),
+      UNIQUE KEY uq_pac_sandbox_timbres_sello (huella_sello),
+      UNIQUE KEY uq_pac_sandbox_timbres_uuid (uuid)
+    ) CHARACTER SET utf8mb4 COLLATE utf8mb4_bin`;
+    const definicion = async (tabla: string): Promise<string> => {
+      const [filas] = (await db.raw(`SHOW CREATE TABLE ${tabla}`)) as [Record<string, string>[]];
+      return filas[0]!['Create Table']!.replace(tabla, 'T');
+    };
+
+    it('crea la misma tabla que el DDL anterior', async () => {
+      const previa = 'pac_sandbox_timbres_ddl_previo';
+      await db.raw(ddlAnterior(previa));
+      try {
+        expect(await definicion(TABLA_TIMBRES)).toBe(await definicion(previa));
+      } finally {
+        await db.schema.dropTable(previa);
+      }
+    });
+
+    it('deja intacta una tabla que ya existe, con sus timbres', async () => {
+      const antes = await db(TABLA_TIMBRES).count({ n: '*' });
+      await m009.up(db);
+      expect(await db(TABLA_TIMBRES).count({ n: '*' })).toEqual(antes);
+      expect(Number(antes[0]!.n)).toBeGreaterThan(0);
     });
   });
 });

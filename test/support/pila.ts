@@ -11,7 +11,8 @@ import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
 import { crearKnex, type Knex } from '../../db/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
-import { crearServidorPac } from '../../pac/sandbox/servidor';
+import { leerConfigSandbox } from '../../pac/sandbox/configuracion';
+import { crearSandboxPac } from '../../pac/sandbox/servidor';
 import { Navegador } from '../../pdf/navegador';
 import { crearBoveda } from '../../seguridad/boveda';
 import { crearDepsActividades } from '../../worker/composicion';
@@ -79,7 +80,10 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   const db = crearKnex(config.databaseUrl);
   const navegador = new Navegador(config.chromiumPath);
 
-  const pac = op.pac === false ? undefined : await escuchar(crearServidorPac({ logger }));
+  const pac =
+    op.pac === false
+      ? undefined
+      : await escuchar(crearSandboxPac({ config: leerConfigSandbox(), db, logger }));
   const pacUrl = pac ? urlDe(pac) : 'http://127.0.0.1:9';
 
   catalogos ??= CatalogosEnMemoria.cargar(db);
