@@ -12,6 +12,7 @@ import type { Actividades } from '../activities';
 import type { EstadoCancelacion } from '../activities/cancelacion';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
+import { REINTENTO_PAC } from './reintentos';
 
 export interface EntradaCancelacion extends EntradaTimbrado {
   /** Between SAT status checks while the receiver decides (an input: workflows never read settings). */
@@ -28,12 +29,7 @@ export const esperarCancelacion = defineUpdate<EstadoCancelacion>('esperarCancel
 
 const pac = proxyActivities<Actividades>({
   startToCloseTimeout: '60 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    nonRetryableErrorTypes: ['ErrorPacConfiguracion', 'ErrorPacNoConfigurado'],
-  },
+  retry: REINTENTO_PAC,
   summary: 'Cancelación con el PAC',
 });
 

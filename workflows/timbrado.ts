@@ -11,6 +11,7 @@ import {
 import type { Actividades } from '../activities';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
+import { REINTENTO_PAC } from './reintentos';
 
 export type ResultadoTimbrado = 'timbrada' | 'fallido';
 
@@ -43,13 +44,7 @@ const pacRapido = proxyLocalActivities<Actividades>({
 const pac = proxyActivities<Actividades>({
   startToCloseTimeout: '60 seconds',
   heartbeatTimeout: '5 seconds',
-  retry: {
-    initialInterval: '2 seconds',
-    backoffCoefficient: 2,
-    maximumInterval: '5 minutes',
-    // Wrong or missing PAC settings do not heal by retrying: the workflow fails visibly instead.
-    nonRetryableErrorTypes: ['ErrorPacConfiguracion', 'ErrorPacNoConfigurado'],
-  },
+  retry: REINTENTO_PAC,
   summary: 'Timbrado con el PAC',
 });
 

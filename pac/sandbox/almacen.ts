@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { esDuplicado } from '../../db/repositorios/con-alcance';
 import type { EsCancelable, EstatusCancelacion } from '../puerto';
 import type { EstadoCancelacion, TimbreCancelable } from './reglas-cancelacion';
 
@@ -47,7 +48,6 @@ export const comoCancelable = (f: FilaTimbre): TimbreCancelable => ({
   plazoAceptacionMs: f.plazo_aceptacion_ms,
 });
 
-const esDuplicado = (e: unknown) => (e as { code?: string }).code === 'ER_DUP_ENTRY';
 
 /** What the handlers need from the store: an interface, so tests can hand them a fake. */
 export interface AlmacenTimbres {
