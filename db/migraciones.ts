@@ -8,6 +8,7 @@ import * as m006 from './migrations/006_facturas_eventos';
 import * as m007 from './migrations/007_folios';
 import * as m008 from './migrations/008_idempotencia_cifrada';
 import * as m009 from './migrations/009_timbres_sandbox';
+import * as m010 from './migrations/010_pagos';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -25,6 +26,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '007_folios': m007,
   '008_idempotencia_cifrada': m008,
   '009_timbres_sandbox': m009,
+  '010_pagos': m010,
 };
 
 const fuente: Knex.MigrationSource<string> = {

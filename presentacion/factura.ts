@@ -1,5 +1,13 @@
+import { d, fijo } from '../cfdi/decimal';
 import type { FilaFactura } from '../db/repositorios/facturas';
 import { iso } from './fechas';
+
+/** A PPD invoice owes its total minus what its vigente instalments paid; others owe nothing here. */
+function saldoInsoluto(f: FilaFactura): string | null {
+  if (f.metodo_pago !== 'PPD' || f.estado === 'cancelada') return null;
+  const pagado = f.parcialidades.reduce((s, p) => s.plus(p.imp_pagado), d(0));
+  return fijo(d(f.documento.importes.total).minus(pagado), f.documento.entrada.decimales_moneda);
+}
 
 /** The invoice as the API and its events show it: request data, computed amounts, fiscal identity and process states. */
 export function dtoFactura(f: FilaFactura) {
@@ -58,10 +66,17 @@ export function dtoFactura(f: FilaFactura) {
       ultimo_error: f.timbrado_error,
     },
     cancelacion: f.cancelacion,
-    // Until payments are registered (a later issue), a PPD invoice owes its whole total.
-    saldo_insoluto: f.metodo_pago === 'PPD' && f.estado !== 'cancelada' ? i.total : null,
-    num_parcialidades: 0,
-    pago: null,
+    saldo_insoluto: saldoInsoluto(f),
+    num_parcialidades: f.parcialidades.length,
+    parcialidades: f.parcialidades.map((p) => ({
+      pago: p.pago,
+      factura_pago: p.factura_pago,
+      num_parcialidad: p.num_parcialidad,
+      imp_saldo_anterior: fijo(d(p.imp_saldo_anterior), e.decimales_moneda),
+      imp_pagado: fijo(d(p.imp_pagado), e.decimales_moneda),
+      imp_saldo_insoluto: fijo(d(p.imp_saldo_insoluto), e.decimales_moneda),
+    })),
+    pago: f.pago_id,
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

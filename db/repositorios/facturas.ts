@@ -31,8 +31,22 @@ export interface FilaFactura {
   timbrado_intentos: number;
   timbrado_error: ErrorTimbrado | null;
   cancelacion: Cancelacion | null;
+  /** The vigente instalments paid to this invoice (a PPD invoice), oldest first. */
+  parcialidades: ParcialidadFactura[];
+  /** Of a payment CFDI: the payment that issued it. */
+  pago_id: string | null;
   creado_en: Date;
   actualizado_en: Date;
+}
+
+/** An instalment as the paid invoice lists it. Amounts as the ledger keeps them (6 decimals). */
+export interface ParcialidadFactura {
+  pago: string;
+  factura_pago: string;
+  num_parcialidad: number;
+  imp_saldo_anterior: string;
+  imp_pagado: string;
+  imp_saldo_insoluto: string;
 }
 
 /** Everything but the XML and PDF payloads, which only their own endpoints read. */
@@ -58,17 +72,40 @@ const COLUMNAS = [
   'actualizado_en',
 ];
 
-type FilaBd = Omit<FilaFactura, 'documento' | 'timbrado_error' | 'cancelacion'> & {
+// Derived from the ledger on every read, so the balance can never disagree with it. Amounts as text: a JSON
+// number would come back as a float.
+const PARCIALIDADES = `(SELECT JSON_ARRAYAGG(JSON_OBJECT(
+    'pago', pf.pago_id, 'factura_pago', p.factura_pago_id, 'num_parcialidad', pf.num_parcialidad,
+    'imp_saldo_anterior', CAST(pf.imp_saldo_anterior AS CHAR), 'imp_pagado', CAST(pf.imp_pagado AS CHAR),
+    'imp_saldo_insoluto', CAST(pf.imp_saldo_insoluto AS CHAR)))
+  FROM pagos_facturas pf JOIN pagos p ON p.id = pf.pago_id
+  WHERE pf.factura_id = facturas.id AND pf.vigente) AS parcialidades`;
+const PAGO = '(SELECT p.id FROM pagos p WHERE p.factura_pago_id = facturas.id) AS pago_id';
+
+type FilaBd = Omit<FilaFactura, 'documento' | 'timbrado_error' | 'cancelacion' | 'parcialidades'> & {
   documento: unknown;
   timbrado_error: unknown;
   cancelacion: unknown;
+  parcialidades: unknown;
 };
 
-const leer = (f: FilaBd): FilaFactura => ({
+/** What a locking read returns: the row alone. The ledger is read after the lock, by a plain read. */
+export type FilaFacturaBloqueada = Omit<FilaFactura, 'parcialidades' | 'pago_id'>;
+
+const leerBloqueada = (f: Omit<FilaBd, 'parcialidades' | 'pago_id'>): FilaFacturaBloqueada => ({
   ...f,
   documento: leerJson<DocumentoFactura>(f.documento),
   timbrado_error: f.timbrado_error === null ? null : leerJson<ErrorTimbrado>(f.timbrado_error),
   cancelacion: f.cancelacion === null ? null : leerJson<Cancelacion>(f.cancelacion),
+});
+
+const leer = (f: FilaBd): FilaFactura => ({
+  ...leerBloqueada(f),
+  pago_id: f.pago_id,
+  parcialidades:
+    f.parcialidades === null
+      ? []
+      : leerJson<ParcialidadFactura[]>(f.parcialidades).sort((x, y) => x.num_parcialidad - y.num_parcialidad),
 });
 
 export interface FiltrosFacturas {
@@ -83,7 +120,7 @@ export interface FiltrosFacturas {
 export interface FacturaNueva {
   id: string;
   organizacion_id: string;
-  cliente_id: string;
+  cliente_id: string | null;
   tipo: TipoFactura;
   documento: DocumentoFactura;
   timbrado_estado: Extract<EstadoTimbrado, 'pendiente' | 'no_solicitado'>;
@@ -105,9 +142,10 @@ export interface DatosPdf {
 
 export function crearRepositorioFacturas(db: Knex) {
   const tabla = (a: Alcance, tx?: Transaccion) => conAlcance(conexion(db, tx), 'facturas', a);
+  const columnas = [...COLUMNAS, db.raw(PARCIALIDADES), db.raw(PAGO)];
 
   async function obtener(a: Alcance, id: string, tx?: Transaccion): Promise<FilaFactura | undefined> {
-    const f = (await tabla(a, tx).select(COLUMNAS).where({ id }).first()) as FilaBd | undefined;
+    const f = (await tabla(a, tx).select(columnas).where({ id }).first()) as FilaBd | undefined;
     return f && leer(f);
   }
 
@@ -121,7 +159,7 @@ export function crearRepositorioFacturas(db: Knex) {
     obtener,
 
     async listar(a: Alcance, f: FiltrosFacturas, pagina: Pagina): Promise<Tramo<FilaFactura>> {
-      const c = tabla(a).select(COLUMNAS);
+      const c = tabla(a).select(columnas);
       if (f.organizacionId) c.where('organizacion_id', f.organizacionId);
       if (f.clienteId) c.where('cliente_id', f.clienteId);
       if (f.clienteRfc) {
@@ -139,16 +177,26 @@ export function crearRepositorioFacturas(db: Knex) {
       uuid: string,
     ): Promise<FilaFactura | undefined> {
       const f = (await tabla(a)
-        .select(COLUMNAS)
+        .select(columnas)
         .where({ organizacion_id: organizacionId, estado: 'timbrada', uuid: uuid.toUpperCase() })
         .first()) as FilaBd | undefined;
       return f && leer(f);
     },
 
+    /**
+     * Locks several invoices in id order (two transactions locking overlapping sets never deadlock), then
+     * reads them with their ledger: every ledger write of an invoice holds its lock, so this read is current.
+     */
+    async bloquearVarias(tx: Transaccion, a: Alcance, ids: string[]): Promise<FilaFactura[]> {
+      await tabla(a, tx).select('id').whereIn('id', ids).orderBy('id').forUpdate();
+      const filas = (await tabla(a, tx).select(columnas).whereIn('id', ids).orderBy('id')) as FilaBd[];
+      return filas.map(leer);
+    },
+
     /** Locks the row for a state transition inside `tx`. */
-    async bloquear(tx: Transaccion, a: Alcance, id: string): Promise<FilaFactura | undefined> {
-      const f = (await tabla(a, tx).select(COLUMNAS).where({ id }).forUpdate().first()) as FilaBd | undefined;
-      return f && leer(f);
+    async bloquear(tx: Transaccion, a: Alcance, id: string): Promise<FilaFacturaBloqueada | undefined> {
+      const f = await tabla(a, tx).select(COLUMNAS).where({ id }).forUpdate().first();
+      return f && leerBloqueada(f);
     },
 
     async insertar(tx: Transaccion, a: Alcance, n: FacturaNueva): Promise<void> {
