@@ -64,16 +64,16 @@ if (!abierta.ok) throw new Error('no abre la llave de prueba');
 const llavePrivada = abierta.llave;
 const certificado = new X509Certificate(cer);
 
+// Motivo 01 with its replacement, and 02 without: the FolioSustitucion="" case too.
+const [UUID_A, UUID_B, UUID_C] = ['a2d530d5', 'b2d530d5', 'c2d530d5'].map(
+  (p) => `${p}-86ee-4ed6-afb7-1c965d72a3e2`,
+);
 const datos: DatosCancelacion = {
   rfcEmisor: CSD_VALIDO.rfc,
   fecha: '2026-11-22T10:00:00',
   folios: [
-    {
-      uuid: 'a2d530d5-86ee-4ed6-afb7-1c965d72a3e2',
-      motivo: '01',
-      folioSustitucion: 'b2d530d5-86ee-4ed6-afb7-1c965d72a3e2',
-    },
-    { uuid: 'c2d530d5-86ee-4ed6-afb7-1c965d72a3e2', motivo: '02' },
+    { uuid: UUID_A as string, motivo: '01', folioSustitucion: UUID_B as string },
+    { uuid: UUID_C as string, motivo: '02' },
   ],
   firmante: firmanteConLlave(cer, llavePrivada),
 };
