@@ -1,12 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { abrirLlave, leerCertificado } from '../../cfdi/csd';
-import { ambitoDe } from '../../cfdi/xml/espacios';
 import { construirCancelacion, firmanteConLlave, verificarCancelacion } from '../../pac/finkok/cancelacion';
 import { NS_CAMPOS, NS_TIMBRADO, partirCodigo } from '../../pac/finkok/protocolo';
-import { canonicalizar } from '../../pac/soap/c14n';
 import {
   campo,
   FallaSoap,
@@ -20,7 +16,6 @@ import {
 import { elemento, escribirXml, hijoDe, leerXml, textoDe } from '../../pac/soap/xml';
 import { crearCertificadoAutofirmado } from '../../pac/sandbox/x509';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO, generarCsd } from '../support/certificados';
-import { directorioTemporal } from '../support/xslt';
 
 describe('XML con texto (pac/soap/xml)', () => {
   it('lee texto, CDATA, entidades y referencias; ignora comentarios e instrucciones', () => {
@@ -45,43 +40,6 @@ describe('XML con texto (pac/soap/xml)', () => {
     const xml = escribirXml(el, false);
     expect(xml).toBe('<r a="x&quot;y&amp;z"><t>a &amp; b &lt; c &gt; d&#13;\n</t><v/></r>');
     expect(leerXml(xml)).toEqual(el);
-  });
-});
-
-describe('C14N inclusiva (pac/soap/c14n) contra xmllint --c14n', () => {
-  const { ruta, borrar } = directorioTemporal('pac-c14n-');
-  afterAll(borrar);
-  const xmllintC14n = (xml: string): string => {
-    const archivo = join(ruta, 'doc.xml');
-    writeFileSync(archivo, xml, 'utf8');
-    return execFileSync('xmllint', ['--c14n', archivo], { encoding: 'utf8' });
-  };
-
-  it.each([
-    [
-      'espacios de nombres, orden de atributos y escapes',
-      '<?xml version="1.0"?>\n<a:r xmlns:a="urn:a" xmlns="urn:d" z="1" a:y="2" b="&amp;&lt;&quot;&#9;&#10;&gt;">' +
-        '<b xmlns:a="urn:a" xmlns:c="urn:c" c:k="v" k="w">t &amp; &gt; x<c/></b>\n<d xmlns=""><e xmlns="urn:d"/></d></a:r>',
-    ],
-    [
-      'una solicitud de cancelación con espacios entre elementos',
-      '<Cancelacion xmlns="http://cancelacfd.sat.gob.mx" xmlns:xsd="http://www.w3.org/2001/XMLSchema" ' +
-        'xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" RfcEmisor="EKU9003173C9" Fecha="2026-11-22T10:00:00">\n  ' +
-        '<Folios>\n    <Folio UUID="X" Motivo="02" FolioSustitucion=""/>\n  </Folios>\n</Cancelacion>',
-    ],
-  ])('%s', (_nombre, xml) => {
-    expect(canonicalizar(leerXml(xml))).toBe(xmllintC14n(xml));
-  });
-
-  it('un subconjunto (SignedInfo) lleva todos los espacios de nombres heredados', () => {
-    const raiz = leerXml(
-      '<C xmlns="urn:c" xmlns:xsd="urn:xsd"><Signature xmlns="urn:ds"><SignedInfo><D>v</D></SignedInfo></Signature></C>',
-    );
-    const firma = hijoDe(raiz, 'Signature')!;
-    const info = hijoDe(firma, 'SignedInfo')!;
-    expect(canonicalizar(info, ambitoDe(firma, ambitoDe(raiz)))).toBe(
-      '<SignedInfo xmlns="urn:ds" xmlns:xsd="urn:xsd"><D>v</D></SignedInfo>',
-    );
   });
 });
 
