@@ -1,6 +1,7 @@
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo } from '../dominio/alcance';
 import type { Cancelacion, ErrorTimbrado } from '../dominio/factura';
@@ -14,6 +15,7 @@ export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada' | 'venc
 
 export interface DepsCancelacion {
   facturas: RepositorioFacturas;
+  pagos: RepositorioPagos;
   eventos: RepositorioEventos;
   certificados: RepositorioCertificados;
   transacciones: Transacciones;
@@ -41,6 +43,8 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
       };
       if (estado === 'en_proceso' && c.estado === 'en_proceso') return;
       await d.facturas.guardarCancelacion(a, e.facturaId, nueva, { cancelada: estado === 'cancelada', tx });
+      // A cancelled payment CFDI gives back what it paid, in the same transaction as the cancellation.
+      if (estado === 'cancelada' && f.tipo === 'pago') await d.pagos.revertir(tx, a, e.facturaId);
       const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
       if (estado === 'cancelada') await d.eventos.registrar(tx, a, 'factura.cancelada', factura);
       if (estado === 'rechazada' || estado === 'vencida')

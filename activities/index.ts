@@ -1,18 +1,22 @@
-import { crearActividadesCancelacion } from './cancelacion';
-import { crearActividadesPdf, type GeneradorPdf } from './pdf';
-import { crearActividadesSonda, type DepsSonda } from './sonda-salud';
 import type { Modo } from '../dominio/alcance';
 import type { PuertoPac } from '../pac/puerto';
+import { crearActividadesCancelacion, type DepsCancelacion } from './cancelacion';
+import { crearActividadesPagos, type DepsPagos } from './pagos';
+import { crearActividadesPdf, type GeneradorPdf } from './pdf';
+import { crearActividadesSonda, type DepsSonda } from './sonda-salud';
 import { crearActividadesTimbrado, type DepsTimbrado } from './timbrado';
 
 export type DepsActividades = DepsSonda &
-  DepsTimbrado & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
+  DepsTimbrado &
+  DepsPagos &
+  DepsCancelacion & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
 export function crearActividades(deps: DepsActividades) {
   return {
     ...crearActividadesSonda(deps),
     ...crearActividadesTimbrado(deps),
+    ...crearActividadesPagos(deps),
     ...crearActividadesPdf(deps),
     ...crearActividadesCancelacion(deps),
   };

@@ -1,5 +1,4 @@
 import { Context } from '@temporalio/activity';
-import { construirComprobante } from '../cfdi/comprobante/construir';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
@@ -14,6 +13,7 @@ import type { ErrorTimbrado } from '../dominio/factura';
 import type { PuertoPac, TimbreObtenido } from '../pac/puerto';
 import { dtoFactura } from '../presentacion/factura';
 import type { Boveda } from '../seguridad/boveda';
+import { comprobanteSinSello } from './comprobante';
 import { crearAbridorCsd } from './csd';
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
@@ -105,13 +105,8 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       const { llave, certificado } = abrirCsd(e, cert);
 
       const doc = f.documento;
-      const entrada = {
-        ...doc.entrada,
-        fecha: fechaCfdi(ahora(), doc.huso_horario),
-        no_certificado: certificado.noCertificado,
-        certificado: certificado.certificadoBase64,
-      };
-      const { nodo } = construirComprobante(entrada);
+      const fecha = fechaCfdi(ahora(), doc.huso_horario);
+      const nodo = comprobanteSinSello(doc, fecha, certificado);
       const [violacion] = validarComprobante(nodo, d.catalogos, { ahora: ahora() });
       if (violacion) {
         return {
@@ -123,7 +118,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       await d.facturas.guardarSello(a, e.facturaId, {
         xml,
         noCertificado: certificado.noCertificado,
-        documento: { ...doc, entrada: { ...doc.entrada, fecha: entrada.fecha } },
+        documento: { ...doc, entrada: { ...doc.entrada, fecha } },
       });
       return { estado: 'listo' };
     },

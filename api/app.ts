@@ -13,6 +13,7 @@ import { rutasCuenta } from './rutas/cuenta';
 import { rutasDocumentacion } from './rutas/documentacion';
 import { rutasFacturas } from './rutas/facturas';
 import { rutasOrganizaciones } from './rutas/organizaciones';
+import { rutasPagos } from './rutas/pagos';
 import { rutasSalud } from './rutas/salud';
 import type { DepsSalud } from './salud/verificar';
 
@@ -56,6 +57,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasOrganizaciones(servicios));
   app.use(rutasCertificados(servicios.certificados));
   app.use(rutasFacturas(servicios.facturas, servicios.eventos));
+  app.use(rutasPagos(servicios.pagos));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

@@ -8,6 +8,7 @@ import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
 import { crearRepositorioLlaves } from '../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
+import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioProductos } from '../db/repositorios/productos';
 import { crearTransacciones } from '../db/transacciones';
 import type { Boveda } from '../seguridad/boveda';
@@ -18,6 +19,7 @@ import { crearServicioEventos } from '../servicios/eventos';
 import { crearServicioFacturas, type Cancelador, type Timbrador } from '../servicios/facturas';
 import { crearServicioLlaves } from '../servicios/llaves';
 import { crearServicioOrganizaciones } from '../servicios/organizaciones';
+import { crearServicioPagos, type RegistradorPagos } from '../servicios/pagos';
 import { crearServicioProductos } from '../servicios/productos';
 
 /** The composition root: repositories over the database, services over repositories. */
@@ -27,8 +29,11 @@ export function crearServicios(deps: {
   boveda: Boveda;
   timbrador: Timbrador;
   cancelador: Cancelador;
+  registradorPagos: RegistradorPagos;
 }) {
   const { db, catalogos, boveda, timbrador, cancelador } = deps;
+  const facturasRepo = crearRepositorioFacturas(db);
+  const pagosRepo = crearRepositorioPagos(db);
   const llavesRepo = crearRepositorioLlaves(db);
   const cuenta = crearServicioCuenta({ cuentas: crearRepositorioCuentas(db) });
   const organizaciones = crearServicioOrganizaciones({
@@ -52,7 +57,8 @@ export function crearServicios(deps: {
     productos,
     eventos: crearServicioEventos({ eventos }),
     facturas: crearServicioFacturas({
-      facturas: crearRepositorioFacturas(db),
+      facturas: facturasRepo,
+      pagos: pagosRepo,
       transacciones: crearTransacciones(db),
       eventos,
       clientes: clientesRepo,
@@ -66,6 +72,14 @@ export function crearServicios(deps: {
       certificados: crearRepositorioCertificados(db),
       organizaciones,
       boveda,
+    }),
+    pagos: crearServicioPagos({
+      pagos: pagosRepo,
+      facturas: facturasRepo,
+      organizaciones,
+      catalogos,
+      timbrador,
+      registrador: deps.registradorPagos,
     }),
   };
 }

@@ -20,6 +20,8 @@ export type TipoError = keyof typeof TIPOS;
 export class ApiError extends Error {
   /** The invoice a stamping error is about, so integrators can fetch it. */
   factura?: string;
+  /** The payment a rejected payment CFDI belongs to. */
+  pago?: string;
 
   constructor(
     readonly tipo: TipoError,
@@ -43,6 +45,7 @@ export class ApiError extends Error {
         mensaje: this.message,
         ...(this.parametro ? { parametro: this.parametro } : {}),
         ...(this.factura ? { factura: this.factura } : {}),
+        ...(this.pago ? { pago: this.pago } : {}),
       },
     };
   }

@@ -6,6 +6,7 @@ import { crearKnex } from '../db/conexion';
 import { crearLogger } from '../log/logger';
 import { conectarCliente } from '../temporal/conexion';
 import { crearCanceladorTemporal } from '../temporal/cancelador';
+import { crearRegistradorPagosTemporal } from '../temporal/registrador-pagos';
 import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { crearApp } from './app';
 import { crearServicios } from './composicion';
@@ -35,6 +36,11 @@ async function main() {
         esperaMs: config.timbradoEsperaMs,
         intervaloSondeoMs: config.cancelacionSondeoMs,
         plazoMs: config.cancelacionPlazoMs,
+      }),
+      registradorPagos: crearRegistradorPagosTemporal({
+        cliente: temporal,
+        taskQueue: config.temporal.taskQueue,
+        esperaMs: config.timbradoEsperaMs,
       }),
     }),
     limite: config.limiteSolicitudes,

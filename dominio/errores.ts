@@ -14,6 +14,8 @@ export type TipoErrorNegocio =
 export interface DetalleError {
   /** The invoice the refusal is about, so integrators can fetch it (a rejected stamping). */
   factura?: string;
+  /** The payment it is about (a payment registered whose CFDI the PAC rejected). */
+  pago?: string;
   /** When trying again may succeed, and how soon. */
   reintentarEnSegundos?: number;
 }

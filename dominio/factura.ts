@@ -1,4 +1,5 @@
 import type { ComprobanteEntrada, ImportesCalculados } from '../cfdi/comprobante/tipos';
+import type { ComplementoPagosCalculado } from '../cfdi/pagos/tipos';
 
 export type TipoFactura = 'ingreso' | 'egreso' | 'pago';
 export type EstadoFactura = 'borrador' | 'timbrada' | 'cancelada';
@@ -32,7 +33,8 @@ export const cancelacionEnCurso = (c: Cancelacion | null) =>
  * when it is sealed.
  */
 export interface DocumentoFactura {
-  entrada: Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'>;
+  /** For a payment CFDI (type P) the fixed root and concept Anexo 20 asks, amounts 0 in XXX. */
+  entrada: Omit<ComprobanteEntrada, 'no_certificado' | 'certificado' | 'tipo'> & { tipo: 'I' | 'E' | 'P' };
   /** Product id of each concept, or null for inline concepts. */
   productos: (string | null)[];
   importes: ImportesCalculados;
@@ -46,4 +48,6 @@ export interface DocumentoFactura {
   };
   /** Zone of the place of issue (c_CodigoPostal), for the CFDI's local Fecha. */
   huso_horario: string;
+  /** Of a payment CFDI: its payment and the Pagos 2.0 complement computed when the ledger took it. */
+  pago?: { id: string; complemento: ComplementoPagosCalculado };
 }

@@ -12,6 +12,8 @@ export interface SolicitudPago {
   fecha_pago: string;
   forma_pago: string;
   moneda: string;
+  /** Decimals of `moneda` (c_Moneda). */
+  decimales_moneda: number;
   tipo_cambio: string | null;
   monto: string;
   facturas_pagadas: { factura: string; imp_pagado: string; equivalencia: string | null }[];
@@ -30,6 +32,7 @@ export interface ParcialidadPago {
   factura: string;
   uuid: string;
   moneda: string;
+  decimales: number;
   equivalencia: string | null;
   num_parcialidad: number;
   imp_saldo_anterior: string;

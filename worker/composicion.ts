@@ -5,6 +5,8 @@ import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioEventos } from '../db/repositorios/eventos';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
+import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
+import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioSondas } from '../db/repositorios/sondas';
 import { crearTransacciones } from '../db/transacciones';
 import type { PuertoPac } from '../pac/puerto';
@@ -47,6 +49,8 @@ export function crearDepsActividades(o: {
     transacciones: crearTransacciones(db),
     eventos: crearRepositorioEventos(db),
     certificados: crearRepositorioCertificados(db),
+    pagos: crearRepositorioPagos(db),
+    organizaciones: crearRepositorioOrganizaciones(db),
     pdf: {
       generar: (xml, colorAcento) =>
         renderizador.renderizar(htmlRepresentacion(xml, { colorAcento, descripciones })),

@@ -9,6 +9,8 @@ export const ATRIBUTOS = {
   FacturaId: defineSearchAttributeKey('FacturaId', SearchAttributeType.KEYWORD),
   EstadoFactura: defineSearchAttributeKey('EstadoFactura', SearchAttributeType.KEYWORD),
   PagoId: defineSearchAttributeKey('PagoId', SearchAttributeType.KEYWORD),
+  /** The invoices a payment workflow paid: `FacturasPagadas="fac_…"` finds every payment of an invoice. */
+  FacturasPagadas: defineSearchAttributeKey('FacturasPagadas', SearchAttributeType.KEYWORD_LIST),
   EventoId: defineSearchAttributeKey('EventoId', SearchAttributeType.KEYWORD),
 } as const;
 
@@ -39,5 +41,20 @@ export function atributosFactura(
     { key: ATRIBUTOS.Modo, value: a.modo },
     { key: ATRIBUTOS.OrganizacionId, value: factura.organizacionId },
     { key: ATRIBUTOS.EstadoFactura, value: estado },
+  ];
+}
+
+/** The search attributes a payment workflow starts with; `FacturaId` (its CFDI) is set once it is registered. */
+export function atributosPago(
+  a: { cuentaId: string; modo: string },
+  pago: { id: string; organizacionId: string; facturas: string[] },
+) {
+  return [
+    { key: ATRIBUTOS.PagoId, value: pago.id },
+    { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
+    { key: ATRIBUTOS.Modo, value: a.modo },
+    { key: ATRIBUTOS.OrganizacionId, value: pago.organizacionId },
+    { key: ATRIBUTOS.FacturasPagadas, value: pago.facturas },
+    { key: ATRIBUTOS.EstadoFactura, value: 'registrando' },
   ];
 }

@@ -63,26 +63,38 @@ async function timbrar(e: EntradaTimbrado, conLocales: boolean) {
   }
 }
 
-/** One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate, stamp exactly once, render the PDF. */
-export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
-  let resultado: ResultadoTimbrado | undefined;
-  setHandler(esperarTimbrado, async () => {
-    await condition(() => resultado !== undefined);
-    return resultado!;
-  });
-
+/**
+ * Seal, pre-validate and stamp exactly once: the stamping path of every CFDI, invoices and payment CFDIs
+ * alike (the payment workflow runs it for its CFDI). A rejection is recorded on the invoice with its event.
+ */
+export async function timbrarConPasos(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
   const conLocales = patched(PARCHE_LOCALES);
   const pasos = conLocales ? locales : remotas;
   const preparado = await pasos.prepararTimbrado(e);
   const paso = preparado.estado === 'listo' ? await timbrar(e, conLocales) : preparado;
   if (paso.estado === 'rechazado') {
     await pasos.registrarRechazo(e, paso.error);
-    resultado = 'fallido';
-  } else {
-    resultado = 'timbrada';
+    return 'fallido';
   }
+  return 'timbrada';
+}
+
+/** Renders and stores the PDF of a stamped CFDI (after the API's wait has its answer). */
+export const generarPdf = (e: EntradaTimbrado) => pdf.generarPdf(e);
+
+/** One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate, stamp exactly once, render the PDF. */
+export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
+  // Set once, read by the update handler (which may run before it is set).
+  const fin: { resultado?: ResultadoTimbrado } = {};
+  setHandler(esperarTimbrado, async () => {
+    await condition(() => fin.resultado !== undefined);
+    return fin.resultado!;
+  });
+
+  const resultado = await timbrarConPasos(e);
+  fin.resultado = resultado;
   upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: resultado }]);
-  if (resultado === 'timbrada') await pdf.generarPdf(e);
+  if (resultado === 'timbrada') await generarPdf(e);
   await condition(allHandlersFinished);
   return resultado;
 }

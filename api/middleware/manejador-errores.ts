@@ -31,11 +31,12 @@ const POR_STATUS: Record<number, [TipoError, string, string]> = {
 
 /** A business refusal: its kind is the envelope's `tipo` and picks the status; a retry hint is `Retry-After`. */
 function desdeNegocio(e: ErrorNegocio): ApiError {
-  const { reintentarEnSegundos, factura } = e.detalle;
+  const { reintentarEnSegundos, factura, pago } = e.detalle;
   const encabezados: Record<string, string> =
     reintentarEnSegundos === undefined ? {} : { 'Retry-After': String(reintentarEnSegundos) };
   const error = new ApiError(e.tipo, e.codigo, e.message, e.parametro, encabezados);
   error.factura = factura;
+  error.pago = pago;
   return error;
 }
 

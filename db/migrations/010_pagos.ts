@@ -30,6 +30,8 @@ export async function up(knex: Knex): Promise<void> {
     t.integer('num_parcialidad').notNullable();
     t.string('uuid', 36).notNullable();
     t.string('moneda', 3).notNullable();
+    // Decimals of the invoice's currency (c_Moneda): the amounts are shown with them.
+    t.tinyint('decimales').notNullable();
     t.string('equivalencia', 25).nullable();
     t.decimal('imp_saldo_anterior', 24, 6).notNullable();
     t.decimal('imp_pagado', 24, 6).notNullable();

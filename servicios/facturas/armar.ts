@@ -1,7 +1,7 @@
 import type { Alcance } from '../../dominio/alcance';
 import { ErrorNegocio } from '../../dominio/errores';
 import { calcularImportes } from '../../cfdi/comprobante/importes';
-import type { ConceptoEntrada } from '../../cfdi/comprobante/tipos';
+import type { ComprobanteEntrada, ConceptoEntrada } from '../../cfdi/comprobante/tipos';
 import { fechaCfdi } from '../../cfdi/fecha';
 import type { ConsultaCatalogos } from '../../cfdi/reglas/catalogos';
 import {
@@ -199,7 +199,7 @@ export async function armarDocumento(d: DepsArmar, a: Alcance, f: FacturaNueva):
   if (!cp)
     throw invalido('codigo_postal_invalido', `El código postal ${lugar} no existe.`, 'lugar_expedicion');
 
-  const entrada: DocumentoFactura['entrada'] = {
+  const entrada: Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'> = {
     tipo: f.tipo === 'egreso' ? 'E' : 'I',
     serie: f.serie,
     folio: f.folio,

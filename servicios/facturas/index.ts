@@ -7,6 +7,7 @@ import { nuevoId } from '../../db/ids';
 import type { RepositorioClientes } from '../../db/repositorios/clientes';
 import type { RepositorioEventos } from '../../db/repositorios/eventos';
 import type { FilaFactura, FiltrosFacturas, RepositorioFacturas } from '../../db/repositorios/facturas';
+import type { RepositorioPagos } from '../../db/repositorios/pagos';
 import type { Transacciones } from '../../db/transacciones';
 import { dtoFactura, type Factura } from '../../presentacion/factura';
 import type { ServicioOrganizaciones } from '../organizaciones';
@@ -32,6 +33,7 @@ export interface SolicitudCancelacion {
 
 export interface DepsFacturas {
   facturas: RepositorioFacturas;
+  pagos: Pick<RepositorioPagos, 'vigentesDeFactura'>;
   eventos: RepositorioEventos;
   clientes: RepositorioClientes;
   transacciones: Transacciones;
@@ -195,6 +197,15 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           'conflicto',
           'factura_no_timbrada',
           `Solo se cancela una factura timbrada; la factura ${id} está ${f.estado}.`,
+          'id',
+        );
+      }
+      const pagos = await deps.pagos.vigentesDeFactura(a, id);
+      if (pagos.length) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'factura_con_pagos_vigentes',
+          `La factura ${id} tiene pagos registrados (${pagos.join(', ')}): cancele primero sus CFDI de pago.`,
           'id',
         );
       }

@@ -19,6 +19,7 @@ import { crearDepsActividades } from '../../worker/composicion';
 import { crearWorker, identidadWorker } from '../../worker/crear';
 import { crearPacPara } from '../../pac/fabrica';
 import { crearCanceladorTemporal } from '../../temporal/cancelador';
+import { crearRegistradorPagosTemporal } from '../../temporal/registrador-pagos';
 import { crearTimbradorTemporal } from '../../temporal/timbrador';
 
 let runtimeInstalado = false;
@@ -131,6 +132,11 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       esperaMs: op.timbradoEsperaMs ?? 15_000,
       intervaloSondeoMs: op.cancelacionSondeoMs ?? 500,
       plazoMs: op.cancelacionPlazoMs ?? 600_000,
+    }),
+    registradorPagos: crearRegistradorPagosTemporal({
+      cliente,
+      taskQueue,
+      esperaMs: op.timbradoEsperaMs ?? 15_000,
     }),
   });
   const api = await escuchar(

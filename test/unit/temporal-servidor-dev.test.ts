@@ -3,8 +3,14 @@ import { argumentosServidorDev } from '../../temporal/servidor-dev';
 
 describe('servidor de desarrollo de Temporal', () => {
   it('registra cada atributo de búsqueda del proyecto con su tipo', () => {
-    expect(atributosParaCli()).toEqual(Object.values(ATRIBUTOS).map((k) => `${k.name}=Keyword`));
+    expect(atributosParaCli()).toEqual(
+      Object.values(ATRIBUTOS).map(
+        (k) => `${k.name}=${k.name === 'FacturasPagadas' ? 'KeywordList' : 'Keyword'}`,
+      ),
+    );
     expect(atributosParaCli()).toContain('FacturaId=Keyword');
+    // A payment names every invoice it paid: one list attribute finds them all.
+    expect(atributosParaCli()).toContain('FacturasPagadas=KeywordList');
   });
 
   it('persiste en SQLite con la interfaz web para make up', () => {

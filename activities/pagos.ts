@@ -1,0 +1,122 @@
+import { leerCertificado } from '../cfdi/csd';
+import { fechaCfdi } from '../cfdi/fecha';
+import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import { validarComprobante } from '../cfdi/validacion';
+import { nuevoId } from '../db/ids';
+import type { RepositorioCertificados } from '../db/repositorios/certificados';
+import type { RepositorioEventos } from '../db/repositorios/eventos';
+import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioOrganizaciones } from '../db/repositorios/organizaciones';
+import type { RepositorioPagos } from '../db/repositorios/pagos';
+import type { Transacciones } from '../db/transacciones';
+import { alcanceSistema, type Modo } from '../dominio/alcance';
+import type { RechazoPago } from '../dominio/pago';
+import { dtoPago } from '../presentacion/pago';
+import { armarPago, SERIE_PAGOS } from './armar-pago';
+import { comprobanteSinSello } from './comprobante';
+
+/** What the payment workflow passes around: ids only; the request itself is in MySQL. */
+export interface EntradaPago {
+  pagoId: string;
+  cuentaId: string;
+  modo: Modo;
+}
+
+export type PasoPago =
+  | { estado: 'registrado'; facturaPagoId: string }
+  | { estado: 'rechazado'; error: RechazoPago };
+
+export interface DepsPagos {
+  pagos: RepositorioPagos;
+  facturas: RepositorioFacturas;
+  eventos: RepositorioEventos;
+  organizaciones: RepositorioOrganizaciones;
+  certificados: RepositorioCertificados;
+  transacciones: Transacciones;
+  catalogos: ConsultaCatalogos;
+  ahora?: () => Date;
+}
+
+export function crearActividadesPagos(d: DepsPagos) {
+  const ahora = d.ahora ?? (() => new Date());
+
+  return {
+    /**
+     * The ledger step, in one transaction: locks the payment, then its invoices in id order (two payments
+     * never deadlock), checks every rule against the current balances, and either refuses (nothing but the
+     * refusal is written) or writes the payment CFDI's draft, the ledger rows and `pago.creado` together.
+     * A second run finds the payment decided and changes nothing.
+     */
+    async registrarPagoEnLibro(e: EntradaPago): Promise<PasoPago> {
+      const a = alcanceSistema(e);
+      return d.transacciones.ejecutar(async (tx): Promise<PasoPago> => {
+        const bloqueado = await d.pagos.bloquear(tx, a, e.pagoId);
+        if (!bloqueado) throw new Error(`pago ${e.pagoId} inexistente`);
+        if (bloqueado.estado !== 'registrando') {
+          const p = (await d.pagos.obtener(a, e.pagoId, tx))!;
+          return p.estado === 'registrado'
+            ? { estado: 'registrado', facturaPagoId: p.factura_pago_id! }
+            : { estado: 'rechazado', error: p.error! };
+        }
+        const pago = (await d.pagos.obtener(a, e.pagoId, tx))!;
+        const ids = [...new Set(pago.solicitud.facturas_pagadas.map((f) => f.factura))];
+        const facturas = await d.facturas.bloquearVarias(tx, a, ids);
+        const org = (await d.organizaciones.obtener(a, pago.organizacion_id))!;
+        const cp = d.catalogos.codigoPostal(org.codigo_postal)!;
+
+        const rechazar = async (error: RechazoPago): Promise<PasoPago> => {
+          await d.pagos.rechazar(tx, a, e.pagoId, error);
+          return { estado: 'rechazado', error };
+        };
+        const cert = await d.certificados.activoConSecretos(a, org.id);
+        if (!cert || new Date(cert.valido_hasta).getTime() <= ahora().getTime()) {
+          return rechazar({
+            tipo: 'regla_de_negocio',
+            codigo: 'sin_certificado_activo',
+            mensaje:
+              'La organización no tiene un certificado (CSD) activo y vigente para sellar el CFDI de pago.',
+          });
+        }
+        const fecha = fechaCfdi(ahora(), cp.huso_horario);
+        const armado = armarPago({
+          pagoId: e.pagoId,
+          solicitud: pago.solicitud,
+          organizacionId: org.id,
+          emisor: org,
+          husoHorario: cp.huso_horario,
+          facturas,
+          fecha,
+        });
+        if (!armado.ok) return rechazar(armado.rechazo);
+
+        // The whole CFDI against the SAT matrix now, so a payment the PAC would refuse is never registered.
+        const [violacion] = validarComprobante(
+          comprobanteSinSello(armado.documento, fecha, leerCertificado(cert.cer)),
+          d.catalogos,
+          { ahora: ahora() },
+        );
+        if (violacion) {
+          return rechazar({
+            tipo: 'regla_de_negocio',
+            codigo: violacion.sat ?? violacion.codigo,
+            mensaje: violacion.mensaje,
+          });
+        }
+
+        const facturaPagoId = nuevoId('fac');
+        armado.documento.entrada.folio = await d.facturas.siguienteFolio(tx, org.id, SERIE_PAGOS);
+        await d.facturas.insertar(tx, a, {
+          id: facturaPagoId,
+          organizacion_id: org.id,
+          cliente_id: armado.clienteId,
+          tipo: 'pago',
+          documento: armado.documento,
+          timbrado_estado: 'pendiente',
+        });
+        await d.pagos.registrar(tx, a, e.pagoId, facturaPagoId, armado.parcialidades);
+        await d.eventos.registrar(tx, a, 'pago.creado', dtoPago((await d.pagos.obtener(a, e.pagoId, tx))!));
+        return { estado: 'registrado', facturaPagoId };
+      });
+    },
+  };
+}

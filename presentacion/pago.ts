@@ -1,0 +1,57 @@
+import { d, fijo } from '../cfdi/decimal';
+import type { FilaPago } from '../db/repositorios/pagos';
+import { iso } from './fechas';
+
+/**
+ * The payment as the API and the `pago.creado` event show it. `estado` is the payment CFDI's once the ledger
+ * holds the payment; before that, `registrando` or `rechazado` (with `error`).
+ */
+export function dtoPago(f: FilaPago) {
+  const s = f.solicitud;
+  const registrado = f.estado === 'registrado';
+  return {
+    id: f.id,
+    objeto: 'pago' as const,
+    modo: f.modo,
+    organizacion: f.organizacion_id,
+    factura_pago: f.factura_pago_id,
+    estado: registrado ? f.factura_pago_estado! : f.estado,
+    uuid: f.factura_pago_uuid,
+    fecha_pago: s.fecha_pago,
+    forma_pago: s.forma_pago,
+    moneda: s.moneda,
+    tipo_cambio: s.tipo_cambio,
+    monto: fijo(d(s.monto), s.decimales_moneda),
+    facturas_pagadas: registrado
+      ? f.parcialidades.map((p) => ({
+          factura: p.factura,
+          uuid: p.uuid,
+          moneda: p.moneda,
+          equivalencia: p.equivalencia,
+          num_parcialidad: p.num_parcialidad,
+          imp_saldo_anterior: fijo(d(p.imp_saldo_anterior), p.decimales),
+          imp_pagado: fijo(d(p.imp_pagado), p.decimales),
+          imp_saldo_insoluto: fijo(d(p.imp_saldo_insoluto), p.decimales),
+          objeto_imp: p.objeto_imp,
+          vigente: p.vigente,
+        }))
+      : // Not in the ledger: what was asked, without the figures only the ledger can give.
+        s.facturas_pagadas.map((p) => ({
+          factura: p.factura,
+          uuid: null,
+          moneda: null,
+          equivalencia: p.equivalencia,
+          num_parcialidad: null,
+          imp_saldo_anterior: null,
+          imp_pagado: p.imp_pagado,
+          imp_saldo_insoluto: null,
+          objeto_imp: null,
+          vigente: false,
+        })),
+    error: f.error,
+    creado_en: iso(f.creado_en),
+    actualizado_en: iso(f.actualizado_en),
+  };
+}
+
+export type Pago = ReturnType<typeof dtoPago>;

@@ -1,0 +1,226 @@
+import { d, decimalesDe } from '../cfdi/decimal';
+import { fechaCfdi } from '../cfdi/fecha';
+import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import { nuevoId } from '../db/ids';
+import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioPagos } from '../db/repositorios/pagos';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio, noEncontrado } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
+import type { SolicitudPago } from '../dominio/pago';
+import { dtoPago, type Pago } from '../presentacion/pago';
+import type { Timbrador } from './facturas';
+import type { ServicioOrganizaciones } from './organizaciones';
+
+/** Starts (or joins) the one workflow of a payment and waits for it a bounded time. */
+export interface RegistradorPagos {
+  registrar(a: Alcance, pago: { id: string; organizacionId: string; facturas: string[] }): Promise<void>;
+}
+
+export interface PagoNuevo {
+  organizacion: string;
+  fecha_pago: string;
+  forma_pago: string;
+  moneda?: string;
+  tipo_cambio?: string;
+  monto: string;
+  facturas_pagadas: { factura: string; imp_pagado: string; equivalencia?: string }[];
+}
+
+/** `pendiente` while the payment is still being registered or its CFDI stamped after the bounded wait. */
+export interface ResultadoPago {
+  pago: Pago;
+  pendiente: boolean;
+}
+
+export interface DepsPagos {
+  pagos: RepositorioPagos;
+  facturas: RepositorioFacturas;
+  organizaciones: ServicioOrganizaciones;
+  catalogos: ConsultaCatalogos;
+  /** Stamping's availability rules apply to the payment CFDI as to any invoice. */
+  timbrador: Pick<Timbrador, 'exigirDisponible'>;
+  registrador: RegistradorPagos;
+  ahora?: () => Date;
+}
+
+const invalido = (codigo: string, mensaje: string, parametro: string) =>
+  new ErrorNegocio('solicitud_invalida', codigo, mensaje, parametro);
+const regla = (codigo: string, mensaje: string, parametro: string) =>
+  new ErrorNegocio('regla_de_negocio', codigo, mensaje, parametro);
+
+const SOLO_FECHA = /^\d{4}-\d{2}-\d{2}$/;
+const CON_ZONA = /(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * `fecha_pago` as the complement writes it: the local time of the place of issue. A bare date is noon; a
+ * local time without zone is taken as is; an instant with zone is converted.
+ */
+function fechaLocal(fecha: string, husoHorario: string): string {
+  if (SOLO_FECHA.test(fecha)) return valida(`${fecha}T12:00:00`, fecha);
+  if (CON_ZONA.test(fecha)) {
+    const instante = new Date(fecha);
+    if (Number.isNaN(instante.getTime())) throw fechaInvalida(fecha);
+    return fechaCfdi(instante, husoHorario);
+  }
+  const [dia, hora = ''] = fecha.split('T');
+  const [hh, mm, ss = '00'] = hora.split('.')[0]!.split(':');
+  return valida(`${dia}T${hh}:${mm}:${ss}`, fecha);
+}
+
+const fechaInvalida = (fecha: string) =>
+  invalido('fecha_invalida', `fecha_pago ${fecha} no es una fecha válida.`, 'fecha_pago');
+
+/** The calendar must have the day and the clock the time (2026-02-30 and 25:00 are refused). */
+function valida(local: string, original: string): string {
+  const t = new Date(`${local}Z`);
+  if (Number.isNaN(t.getTime()) || t.toISOString().slice(0, 19) !== local) throw fechaInvalida(original);
+  return local;
+}
+
+export function crearServicioPagos(deps: DepsPagos) {
+  const ahora = deps.ahora ?? (() => new Date());
+  const repo = deps.pagos;
+
+  /** The request's own rules, before anything is written: those that need no invoice. */
+  function solicitud(e: PagoNuevo, husoHorario: string): SolicitudPago {
+    const moneda = e.moneda ?? 'MXN';
+    const registro = moneda === 'XXX' ? undefined : deps.catalogos.moneda(moneda);
+    if (!registro) throw regla('moneda_invalida', `La moneda ${moneda} no se admite en un pago.`, 'moneda');
+    if (e.forma_pago === '99' || !deps.catalogos.formaPago(e.forma_pago)) {
+      throw regla(
+        'forma_pago_invalida',
+        e.forma_pago === '99'
+          ? 'forma_pago 99 (por definir) no se admite en un pago: indique cómo se recibió el dinero.'
+          : `forma_pago ${e.forma_pago} no existe en c_FormaPago.`,
+        'forma_pago',
+      );
+    }
+    if (moneda !== 'MXN' && !e.tipo_cambio) {
+      throw invalido(
+        'tipo_cambio_requerido',
+        `Con moneda ${moneda} se requiere tipo_cambio (pesos por ${moneda}).`,
+        'tipo_cambio',
+      );
+    }
+    if (moneda === 'MXN' && e.tipo_cambio !== undefined && !d(e.tipo_cambio).eq(1)) {
+      throw invalido(
+        'tipo_cambio_no_permitido',
+        'Un pago en MXN no lleva tipo_cambio (es 1).',
+        'tipo_cambio',
+      );
+    }
+    if (e.tipo_cambio !== undefined && !d(e.tipo_cambio).gt(0)) {
+      throw regla('importe_invalido', 'tipo_cambio debe ser mayor que cero.', 'tipo_cambio');
+    }
+    if (!d(e.monto).gt(0)) throw regla('importe_invalido', 'monto debe ser mayor que cero.', 'monto');
+    if (decimalesDe(e.monto) > registro.decimales) {
+      throw regla(
+        'decimales_excedidos',
+        `monto tiene más decimales de los que admite ${moneda} (${registro.decimales}).`,
+        'monto',
+      );
+    }
+    const vistas = new Map<string, number>();
+    e.facturas_pagadas.forEach((f, i) => {
+      const p = `facturas_pagadas[${i}]`;
+      const previa = vistas.get(f.factura);
+      if (previa !== undefined) {
+        throw invalido(
+          'factura_repetida',
+          `La factura ${f.factura} aparece dos veces (también en facturas_pagadas[${previa}]): sume los importes en una sola.`,
+          `${p}.factura`,
+        );
+      }
+      vistas.set(f.factura, i);
+      if (!d(f.imp_pagado).gt(0)) {
+        throw regla('importe_invalido', `${p}.imp_pagado debe ser mayor que cero.`, `${p}.imp_pagado`);
+      }
+      if (f.equivalencia !== undefined && !d(f.equivalencia).gt(0)) {
+        throw regla('importe_invalido', `${p}.equivalencia debe ser mayor que cero.`, `${p}.equivalencia`);
+      }
+    });
+    const fecha = fechaLocal(e.fecha_pago, husoHorario);
+    if (fecha > fechaCfdi(ahora(), husoHorario)) {
+      throw regla(
+        'fecha_pago_futura',
+        `fecha_pago ${fecha} es posterior a este momento: registre los pagos ya recibidos.`,
+        'fecha_pago',
+      );
+    }
+    return {
+      fecha_pago: fecha,
+      forma_pago: e.forma_pago,
+      moneda,
+      decimales_moneda: registro.decimales,
+      tipo_cambio: moneda === 'MXN' ? null : e.tipo_cambio!,
+      monto: e.monto,
+      facturas_pagadas: e.facturas_pagadas.map((f) => ({
+        factura: f.factura,
+        imp_pagado: f.imp_pagado,
+        equivalencia: f.equivalencia ?? null,
+      })),
+    };
+  }
+
+  async function fila(a: Alcance, id: string) {
+    const f = await repo.obtener(a, id);
+    if (!f) throw noEncontrado('pago_no_encontrado', `El pago ${id} no existe.`);
+    return f;
+  }
+
+  /** After the bounded wait: refused → its error; registered → stamped, pending, or rejected by the PAC. */
+  async function resultado(a: Alcance, id: string): Promise<ResultadoPago> {
+    const f = await fila(a, id);
+    if (f.estado === 'rechazado') {
+      const e = f.error!;
+      throw new ErrorNegocio(e.tipo, e.codigo, e.mensaje, e.parametro);
+    }
+    if (f.estado === 'registrando') return { pago: dtoPago(f), pendiente: true };
+    const cfdi = (await deps.facturas.obtener(a, f.factura_pago_id!))!;
+    if (cfdi.timbrado_estado === 'fallido') {
+      const e = cfdi.timbrado_error!;
+      throw new ErrorNegocio(
+        'regla_de_negocio',
+        'timbrado_rechazado',
+        `El pago ${id} quedó registrado, pero el PAC rechazó su CFDI de pago ${cfdi.id}: ${e.codigo} ${e.mensaje} Corrija y vuelva a timbrarlo con POST /v1/facturas/${cfdi.id}/timbrar.`,
+        undefined,
+        { factura: cfdi.id, pago: id },
+      );
+    }
+    return { pago: dtoPago(f), pendiente: cfdi.timbrado_estado !== 'timbrada' };
+  }
+
+  return {
+    async crear(a: Alcance, e: PagoNuevo): Promise<ResultadoPago> {
+      const org = await deps.organizaciones.resolver(a, e.organizacion, 'organizacion');
+      deps.timbrador.exigirDisponible(a);
+      const cp = deps.catalogos.codigoPostal(org.codigo_postal);
+      if (!cp) throw new Error(`organización ${org.id} con código postal desconocido`);
+      const s = solicitud(e, cp.huso_horario);
+      const id = nuevoId('pago');
+      await repo.crear(a, { id, organizacion_id: org.id, solicitud: s });
+      await deps.registrador.registrar(a, {
+        id,
+        organizacionId: org.id,
+        facturas: s.facturas_pagadas.map((f) => f.factura),
+      });
+      return resultado(a, id);
+    },
+
+    obtener: async (a: Alcance, id: string) => dtoPago(await fila(a, id)),
+
+    async listar(a: Alcance, filtros: { organizacion?: string; factura?: string }, pagina: Pagina) {
+      const organizacionId = await deps.organizaciones.idDeFiltro(a, filtros.organizacion);
+      if (filtros.factura && !(await deps.facturas.obtener(a, filtros.factura))) {
+        throw noEncontrado('factura_no_encontrada', `La factura ${filtros.factura} no existe.`, 'factura');
+      }
+      return mapearTramo(
+        await repo.listar(a, { organizacionId, facturaId: filtros.factura }, pagina),
+        dtoPago,
+      );
+    },
+  };
+}
+
+export type ServicioPagos = ReturnType<typeof crearServicioPagos>;

@@ -1,0 +1,51 @@
+import {
+  allHandlersFinished,
+  condition,
+  defineUpdate,
+  proxyLocalActivities,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { Actividades } from '../activities';
+import type { EntradaPago } from '../activities/pagos';
+import { ATRIBUTOS } from './atributos';
+import { generarPdf, timbrarConPasos, type ResultadoTimbrado } from './timbrado';
+
+/** `rechazado`: a rule refused the payment; otherwise what became of its CFDI's stamping. */
+export type ResultadoPago = 'rechazado' | ResultadoTimbrado;
+
+/** The API's bounded wait: answers on a refusal, or once the payment CFDI is stamped or rejected. */
+export const esperarPago = defineUpdate<ResultadoPago>('esperarPago');
+
+// The ledger step is a short database transaction: a local activity, retried until it commits.
+const libro = proxyLocalActivities<Actividades>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
+  summary: 'Registro del pago en el libro de saldos',
+});
+
+/**
+ * One per payment (workflow id `pago:<pago>`): the ledger step under the invoices' locks, then its payment
+ * CFDI through the same stamping path as any invoice (exactly once, lost answers recovered), then its PDF.
+ */
+export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
+  let resultado: ResultadoPago | undefined;
+  setHandler(esperarPago, async () => {
+    await condition(() => resultado !== undefined);
+    return resultado!;
+  });
+
+  const paso = await libro.registrarPagoEnLibro(e);
+  if (paso.estado === 'rechazado') {
+    resultado = 'rechazado';
+    upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: 'rechazado' }]);
+  } else {
+    const cfdi = { facturaId: paso.facturaPagoId, cuentaId: e.cuentaId, modo: e.modo };
+    upsertSearchAttributes([{ key: ATRIBUTOS.FacturaId, value: paso.facturaPagoId }]);
+    resultado = await timbrarConPasos(cfdi);
+    upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: resultado }]);
+    if (resultado === 'timbrada') await generarPdf(cfdi);
+  }
+  await condition(allHandlersFinished);
+  return resultado;
+}
