@@ -5,9 +5,6 @@ import type { FilaFactura } from '../db/repositorios/facturas';
 import type { DocumentoFactura } from '../dominio/factura';
 import type { ParcialidadPago, RechazoPago, SolicitudPago } from '../dominio/pago';
 
-/** The series of every payment CFDI: its folios count apart from the invoices'. */
-export const SERIE_PAGOS = 'P';
-
 /** Anexo 20 fixes the one concept of a type P CFDI. */
 const CONCEPTO_PAGO = {
   clave_prod_serv: '84111506',
@@ -235,7 +232,7 @@ export function armarPago(e: Entrada): PagoArmado {
   const documento: DocumentoFactura = {
     entrada: {
       tipo: 'P',
-      serie: SERIE_PAGOS,
+      serie: s.serie,
       fecha: e.fecha,
       moneda: 'XXX',
       decimales_moneda: 0,

@@ -12,7 +12,7 @@ import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo } from '../dominio/alcance';
 import type { RechazoPago } from '../dominio/pago';
 import { dtoPago } from '../presentacion/pago';
-import { armarPago, SERIE_PAGOS } from './armar-pago';
+import { armarPago } from './armar-pago';
 import { comprobanteSinSello } from './comprobante';
 
 /** What the payment workflow passes around: ids only; the request itself is in MySQL. */
@@ -104,7 +104,7 @@ export function crearActividadesPagos(d: DepsPagos) {
         }
 
         const facturaPagoId = nuevoId('fac');
-        armado.documento.entrada.folio = await d.facturas.siguienteFolio(tx, org.id, SERIE_PAGOS);
+        armado.documento.entrada.folio = await d.facturas.siguienteFolio(tx, org.id, pago.solicitud.serie);
         await d.facturas.insertar(tx, a, {
           id: facturaPagoId,
           organizacion_id: org.id,

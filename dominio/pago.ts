@@ -1,5 +1,8 @@
 import type { TipoErrorNegocio } from './errores';
 
+/** The series of payment CFDIs unless the request names another: their folios count apart from invoices'. */
+export const SERIE_PAGOS = 'P';
+
 /**
  * A payment's life: `registrando` while its workflow checks it against the invoices (under their locks),
  * `registrado` once the ledger holds it (its payment CFDI then goes its own way), `rechazado` when a rule
@@ -9,6 +12,8 @@ export type EstadoPago = 'registrando' | 'registrado' | 'rechazado';
 
 /** The request as the API validated it: amounts as decimal strings, `fecha_pago` already local time. */
 export interface SolicitudPago {
+  /** Series of the payment CFDI; its folio is the next of the organization's counter for it. */
+  serie: string;
   fecha_pago: string;
   forma_pago: string;
   moneda: string;

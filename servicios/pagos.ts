@@ -7,7 +7,7 @@ import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio, noEncontrado } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
-import type { SolicitudPago } from '../dominio/pago';
+import { SERIE_PAGOS, type SolicitudPago } from '../dominio/pago';
 import { dtoPago, type Pago } from '../presentacion/pago';
 import type { Timbrador } from './facturas';
 import type { ServicioOrganizaciones } from './organizaciones';
@@ -25,6 +25,7 @@ export interface PagoNuevo {
   tipo_cambio?: string;
   monto: string;
   facturas_pagadas: { factura: string; imp_pagado: string; equivalencia?: string }[];
+  serie?: string;
 }
 
 /** `pendiente` while the payment is still being registered or its CFDI stamped after the bounded wait. */
@@ -149,6 +150,7 @@ export function crearServicioPagos(deps: DepsPagos) {
       );
     }
     return {
+      serie: e.serie ?? SERIE_PAGOS,
       fecha_pago: fecha,
       forma_pago: e.forma_pago,
       moneda,
