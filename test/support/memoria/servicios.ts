@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type { Alcance, Modo } from '../../../dominio/alcance';
+import { crearBoveda } from '../../../seguridad/boveda';
+import { crearServicioCertificados } from '../../../servicios/certificados';
+import { crearServicioClientes } from '../../../servicios/clientes';
+import { crearServicioCuenta } from '../../../servicios/cuenta';
+import { crearServicioEventos } from '../../../servicios/eventos';
+import { crearServicioFacturas } from '../../../servicios/facturas';
+import { crearServicioLlaves } from '../../../servicios/llaves';
+import { crearServicioOrganizaciones } from '../../../servicios/organizaciones';
+import { crearServicioProductos } from '../../../servicios/productos';
+import { catalogosCsv } from '../catalogos-csv';
+import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
+import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
+import { crearMemoria } from './index';
+import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
+
+/** A fixed clock inside the SAT test CSD's validity, and the catalogs valid on that day. */
+export const AHORA = CSD_VALIDO.vigente;
+let catalogos: ReturnType<typeof catalogosCsv> | undefined;
+export const catalogosPrueba = () => (catalogos ??= catalogosCsv(AHORA.toISOString().slice(0, 10)));
+
+/** The composition root of api/composicion.ts, over the in-memory fakes. */
+export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
+  const m = crearMemoria();
+  const ahora = () => AHORA;
+  const deps = { catalogos: catalogosPrueba(), ahora };
+  const boveda = crearBoveda({ clave: randomBytes(32), version: 1 });
+  const timbrador = crearTimbradorEnMemoria(m, o);
+  const cancelador = crearCanceladorEnMemoria(m);
+  const cuenta = crearServicioCuenta({ cuentas: m.cuentas, ahora });
+  const organizaciones = crearServicioOrganizaciones({ ...deps, organizaciones: m.organizaciones });
+  const productos = crearServicioProductos({ ...deps, productos: m.productos, organizaciones });
+  return {
+    m,
+    boveda,
+    timbrador,
+    cancelador,
+    cuenta,
+    llaves: crearServicioLlaves({ llaves: m.llaves, cuenta, ahora }),
+    organizaciones,
+    productos,
+    clientes: crearServicioClientes({ ...deps, clientes: m.clientes, organizaciones }),
+    eventos: crearServicioEventos({ eventos: m.eventos }),
+    certificados: crearServicioCertificados({ certificados: m.certificados, organizaciones, boveda, ahora }),
+    facturas: crearServicioFacturas({
+      ...deps,
+      facturas: m.facturas,
+      eventos: m.eventos,
+      clientes: m.clientes,
+      transacciones: m.transacciones,
+      organizaciones,
+      productos,
+      timbrador,
+      cancelador,
+    }),
+  };
+}
+
+export type ServiciosEnMemoria = ReturnType<typeof crearServiciosEnMemoria>;
+
+/** An organization with the SAT's valid test CSD, a client and a product, in scope `a`: ready to invoice. */
+export async function sembrar(s: ServiciosEnMemoria, a: Alcance) {
+  const org = await s.organizaciones.crear(a, ORGANIZACION);
+  const cert = await s.certificados.crear(a, {
+    organizacion: org.id,
+    cer: archivoSat(CSD_VALIDO.cer),
+    llave: archivoSat(CSD_VALIDO.key),
+    contrasena: CONTRASENA_PRUEBA,
+  });
+  const cli = await s.clientes.crear(a, { ...CLIENTE, organizacion: org.id });
+  // The shared fixture is plain JSON for the HTTP tests; its tax literal types are widened there.
+  const entrada = { ...PRODUCTO, organizacion: org.id } as Parameters<
+    ServiciosEnMemoria['productos']['crear']
+  >[1];
+  const prod = await s.productos.crear(a, entrada);
+  return { org: org.id, cert: cert.id, cli: cli.id, prod: prod.id };
+}
