@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Alcance, Modo } from '../../../dominio/alcance';
+import { ErrorNegocio } from '../../../dominio/errores';
 import { crearBoveda } from '../../../seguridad/boveda';
 import { crearServicioCertificados } from '../../../servicios/certificados';
 import { crearServicioClientes } from '../../../servicios/clientes';
@@ -12,7 +13,7 @@ import { crearServicioProductos } from '../../../servicios/productos';
 import { catalogosCsv } from '../catalogos-csv';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
-import { crearMemoria } from './index';
+import { crearMemoria, type Memoria } from './index';
 import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
 
 /** A fixed clock inside the SAT test CSD's validity, and the catalogs valid on that day. */
@@ -20,7 +21,10 @@ export const AHORA = CSD_VALIDO.vigente;
 let catalogos: ReturnType<typeof catalogosCsv> | undefined;
 export const catalogosPrueba = () => (catalogos ??= catalogosCsv(AHORA.toISOString().slice(0, 10)));
 
-/** The composition root of api/composicion.ts, over the in-memory fakes. */
+/**
+ * The composition root of api/composicion.ts, over the in-memory fakes. `sinPacEn` is read on every call:
+ * a test may take the PAC away after seeding.
+ */
 export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const m = crearMemoria();
   const ahora = () => AHORA;
@@ -60,19 +64,42 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
 export type ServiciosEnMemoria = ReturnType<typeof crearServiciosEnMemoria>;
 
 /** An organization with the SAT's valid test CSD, a client and a product, in scope `a`: ready to invoice. */
-export async function sembrar(s: ServiciosEnMemoria, a: Alcance) {
+export async function sembrar(s: ServiciosEnMemoria, a: Alcance, o: { certificado?: boolean } = {}) {
   const org = await s.organizaciones.crear(a, ORGANIZACION);
-  const cert = await s.certificados.crear(a, {
-    organizacion: org.id,
-    cer: archivoSat(CSD_VALIDO.cer),
-    llave: archivoSat(CSD_VALIDO.key),
-    contrasena: CONTRASENA_PRUEBA,
-  });
+  // The SAT's test CSD is refused in live mode: live scenarios go without one.
+  const cert =
+    o.certificado === false
+      ? undefined
+      : await s.certificados.crear(a, {
+          organizacion: org.id,
+          cer: archivoSat(CSD_VALIDO.cer),
+          llave: archivoSat(CSD_VALIDO.key),
+          contrasena: CONTRASENA_PRUEBA,
+        });
   const cli = await s.clientes.crear(a, { ...CLIENTE, organizacion: org.id });
   // The shared fixture is plain JSON for the HTTP tests; its tax literal types are widened there.
   const entrada = { ...PRODUCTO, organizacion: org.id } as Parameters<
     ServiciosEnMemoria['productos']['crear']
   >[1];
   const prod = await s.productos.crear(a, entrada);
-  return { org: org.id, cert: cert.id, cli: cli.id, prod: prod.id };
+  return { org: org.id, cert: cert?.id, cli: cli.id, prod: prod.id };
+}
+
+/** The ErrorNegocio `p` rejects with (any other outcome fails the test). */
+export async function errorNegocio(p: Promise<unknown>): Promise<ErrorNegocio> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ErrorNegocio) return e;
+    throw e;
+  }
+  throw new Error('se esperaba un ErrorNegocio');
+}
+
+/** A refusal that leaves every table exactly as it was. */
+export async function rechazoSinEscrituras(m: Memoria, f: () => Promise<unknown>): Promise<ErrorNegocio> {
+  const antes = m.almacen.volcado();
+  const e = await errorNegocio(f());
+  expect(m.almacen.volcado()).toBe(antes);
+  return e;
 }
