@@ -13,7 +13,11 @@ import { crearServicioProductos } from '../../../servicios/productos';
 import { catalogosCsv } from '../catalogos-csv';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
-import { crearMemoria, type Memoria } from './index';
+import { crearActividades } from '../../../activities';
+import type { EntradaTimbrado } from '../../../activities/timbrado';
+import { alcance, crearMemoria, type Memoria } from './index';
+import { crearPacEnMemoria } from './pac';
+import { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
 import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
 
 /** A fixed clock inside the SAT test CSD's validity, and the catalogs valid on that day. */
@@ -102,4 +106,33 @@ export async function rechazoSinEscrituras(m: Memoria, f: () => Promise<unknown>
   const e = await errorNegocio(f());
   expect(m.almacen.volcado()).toBe(antes);
   return e;
+}
+
+/**
+ * Every activity over the same fakes as the services, with a movable clock: the services seed invoices, the
+ * activities move them on as the workflows would.
+ */
+export async function crearEntornoActividades() {
+  const s = crearServiciosEnMemoria();
+  const a = alcance();
+  const ids = await sembrar(s, a);
+  const pac = crearPacEnMemoria();
+  const pdf = crearGeneradorPdfEnMemoria();
+  const reloj = { ahora: AHORA };
+  const act = crearActividades({
+    facturas: s.m.facturas,
+    eventos: s.m.eventos,
+    certificados: s.m.certificados,
+    transacciones: s.m.transacciones,
+    sondas: s.m.sondas,
+    boveda: s.boveda,
+    catalogos: catalogosPrueba(),
+    pacPara: () => pac,
+    pdf,
+    navegador: navegadorEnMemoria({ version: 'HeadlessChrome/142.0' }),
+    identidadWorker: 'worker-prueba',
+    ahora: () => reloj.ahora,
+  });
+  const entrada = (facturaId: string): EntradaTimbrado => ({ facturaId, cuentaId: a.cuentaId, modo: a.modo });
+  return { s, m: s.m, a, ids, pac, pdf, reloj, act, entrada };
 }
