@@ -10,23 +10,10 @@ beforeEach(async () => {
   x = await crearEntornoActividades();
 });
 
-/** An invoice through the service (stamped at once unless the fake Timbrador is told otherwise). */
-const crear = async (extra: { cliente?: string; auto_timbrar?: boolean } = {}) =>
-  (
-    await x.s.facturas.crear(x.a, {
-      organizacion: x.ids.org,
-      tipo: 'ingreso',
-      cliente: CLIENTE.rfc,
-      forma_pago: '03',
-      conceptos: [{ producto: x.ids.prod, cantidad: 2 }],
-      ...extra,
-    })
-  ).factura;
-
 /** An invoice whose stamping workflow has just started: a draft with timbrado pendiente. */
 async function pendiente(cliente: string = CLIENTE.rfc) {
   x.s.timbrador.desenlace('pendiente');
-  return x.entrada((await crear({ cliente })).id);
+  return x.entrada((await x.facturar({ cliente })).id);
 }
 
 /** The stored row, XMLs included. */
@@ -68,7 +55,7 @@ describe('prepararTimbrado', () => {
   });
 
   it('una factura ya timbrada no se vuelve a preparar', async () => {
-    const factura = await crear();
+    const factura = await x.facturar();
     const antes = x.m.almacen.volcado();
     expect(await x.act.prepararTimbrado(x.entrada(factura.id))).toEqual({ estado: 'timbrada' });
     expect(x.m.almacen.volcado()).toBe(antes);
@@ -243,7 +230,7 @@ describe('registrarRechazo', () => {
   it('fuera de pendiente no cambia nada (un timbre que llegó antes gana)', async () => {
     const e = await sellada();
     await enviar(e);
-    const borrador = await crear({ auto_timbrar: false });
+    const borrador = await x.facturar({ auto_timbrar: false });
     const antes = x.m.almacen.volcado();
     await x.act.registrarRechazo(e, error);
     await x.act.registrarRechazo(x.entrada(borrador.id), error);

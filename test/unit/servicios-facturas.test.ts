@@ -7,6 +7,7 @@ import {
   errorNegocio,
   rechazoSinEscrituras,
   sembrar,
+  solicitudFactura,
   type ServiciosEnMemoria,
 } from '../support/memoria/servicios';
 
@@ -16,14 +17,7 @@ let ids: Awaited<ReturnType<typeof sembrar>>;
 // Taken away by the tests of live mode without a PAC.
 let sinPac: Modo[];
 
-const nueva = (extra: Partial<FacturaNueva> = {}): FacturaNueva => ({
-  organizacion: ids.org,
-  tipo: 'ingreso',
-  cliente: CLIENTE.rfc,
-  forma_pago: '03',
-  conceptos: [{ producto: ids.prod, cantidad: 2 }],
-  ...extra,
-});
+const nueva = (extra: Partial<FacturaNueva> = {}) => solicitudFactura(ids, extra);
 
 const CONCEPTO_LIBRE = {
   cantidad: '1',

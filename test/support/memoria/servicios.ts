@@ -7,6 +7,7 @@ import { crearServicioClientes } from '../../../servicios/clientes';
 import { crearServicioCuenta } from '../../../servicios/cuenta';
 import { crearServicioEventos } from '../../../servicios/eventos';
 import { crearServicioFacturas } from '../../../servicios/facturas';
+import type { FacturaNueva } from '../../../servicios/facturas/armar';
 import { crearServicioLlaves } from '../../../servicios/llaves';
 import { crearServicioOrganizaciones } from '../../../servicios/organizaciones';
 import { crearServicioProductos } from '../../../servicios/productos';
@@ -89,6 +90,19 @@ export async function sembrar(s: ServiciosEnMemoria, a: Alcance, o: { certificad
   return { org: org.id, cert: cert?.id, cli: cli.id, prod: prod.id };
 }
 
+/** The create request of an invoice to the seeded client (by RFC) for two of the seeded product. */
+export const solicitudFactura = (
+  ids: { org: string; prod: string },
+  extra: Partial<FacturaNueva> = {},
+): FacturaNueva => ({
+  organizacion: ids.org,
+  tipo: 'ingreso',
+  cliente: CLIENTE.rfc,
+  forma_pago: '03',
+  conceptos: [{ producto: ids.prod, cantidad: 2 }],
+  ...extra,
+});
+
 /** The ErrorNegocio `p` rejects with (any other outcome fails the test). */
 export async function errorNegocio(p: Promise<unknown>): Promise<ErrorNegocio> {
   try {
@@ -134,5 +148,8 @@ export async function crearEntornoActividades() {
     ahora: () => reloj.ahora,
   });
   const entrada = (facturaId: string): EntradaTimbrado => ({ facturaId, cuentaId: a.cuentaId, modo: a.modo });
-  return { s, m: s.m, a, ids, pac, pdf, reloj, act, entrada };
+  /** An invoice of the seeded client and product (stamped at once unless the fake Timbrador says otherwise). */
+  const facturar = async (extra: Partial<FacturaNueva> = {}) =>
+    (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
+  return { s, m: s.m, a, ids, pac, pdf, reloj, act, entrada, facturar };
 }
