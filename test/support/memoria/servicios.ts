@@ -153,3 +153,13 @@ export async function crearEntornoActividades() {
     (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
   return { s, m: s.m, a, ids, pac, pdf, reloj, act, entrada, facturar };
 }
+
+/** Registers a `beforeEach` that gives every test fresh services and one organization (ORGANIZACION). */
+export function entornoConOrganizacion() {
+  const x = {} as { s: ServiciosEnMemoria; org: string };
+  beforeEach(async () => {
+    x.s = crearServiciosEnMemoria();
+    x.org = (await x.s.organizaciones.crear(alcance(), ORGANIZACION)).id;
+  });
+  return x;
+}
