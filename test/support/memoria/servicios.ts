@@ -32,7 +32,9 @@ export const catalogosPrueba = () => (catalogos ??= catalogosCsv(AHORA.toISOStri
  */
 export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const m = crearMemoria();
-  const ahora = () => AHORA;
+  // A test moves the clock by assigning `reloj.ahora`.
+  const reloj = { ahora: AHORA };
+  const ahora = () => reloj.ahora;
   const deps = { catalogos: catalogosPrueba(), ahora };
   const boveda = crearBoveda({ clave: randomBytes(32), version: 1 });
   const timbrador = crearTimbradorEnMemoria(m, o);
@@ -42,6 +44,7 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const productos = crearServicioProductos({ ...deps, productos: m.productos, organizaciones });
   return {
     m,
+    reloj,
     boveda,
     timbrador,
     cancelador,
@@ -132,7 +135,7 @@ export async function crearEntornoActividades() {
   const ids = await sembrar(s, a);
   const pac = crearPacEnMemoria();
   const pdf = crearGeneradorPdfEnMemoria();
-  const reloj = { ahora: AHORA };
+  const reloj = s.reloj;
   const act = crearActividades({
     facturas: s.m.facturas,
     eventos: s.m.eventos,
