@@ -167,6 +167,23 @@ describe('enviarAlPac', () => {
     expect((await eventos()).map((ev) => ev.tipo)).toEqual(['factura.timbrada']);
   });
 
+  it('si otro intento escribió el timbre mientras el PAC respondía, no se escribe de nuevo', async () => {
+    const e = await sellada();
+    const timbrar = x.pac.timbrar;
+    jest.spyOn(x.pac, 'timbrar').mockImplementationOnce(async (xml) => {
+      const r = await timbrar(xml);
+      // A concurrent attempt (a retry on another worker) stores the same stamp first.
+      if (r.tipo === 'timbrado')
+        await x.m.transacciones.ejecutar((tx) => x.m.facturas.guardarTimbre(tx, x.a, e.facturaId, r));
+      return r;
+    });
+    const guardarTimbre = jest.spyOn(x.m.facturas, 'guardarTimbre');
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    // Only the concurrent attempt's write: the activity saw the stamp under the lock and left it.
+    expect(guardarTimbre).toHaveBeenCalledTimes(1);
+    expect(await eventos()).toEqual([]);
+  });
+
   it('una factura ya timbrada no llama al PAC', async () => {
     const e = await sellada();
     await enviar(e);
