@@ -1,0 +1,57 @@
+import type { DatosCliente, FilaCliente, RepositorioClientes } from '../../../db/repositorios/clientes';
+import { sinDuplicar } from '../../../db/repositorios/con-alcance';
+import { filaNueva, vigentesDeOrganizacion, type Almacen } from './almacen';
+
+type ClienteGuardado = FilaCliente & {
+  cuenta_id: string;
+  rfc_unico: string | null;
+  eliminado_en: Date | null;
+};
+
+// As the migration: generic RFCs and deleted clients leave `rfc_unico` null, which never collides.
+const GENERICOS = new Set(['XAXX010101000', 'XEXX010101000']);
+const rfcUnico = (rfc: string) => (GENERICOS.has(rfc) ? null : rfc);
+
+export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
+  const tabla = m.tabla<ClienteGuardado>('clientes', [
+    {
+      nombre: 'organizacion_rfc_unico',
+      clave: (r) => (r.rfc_unico === null ? null : `${r.organizacion_id}|${r.rfc_unico}`),
+    },
+  ]);
+  const leer = ({ cuenta_id: _c, rfc_unico: _r, eliminado_en: _e, ...fila }: ClienteGuardado): FilaCliente =>
+    fila;
+  const { vigentes, vigente, listar, obtener } = vigentesDeOrganizacion(
+    tabla,
+    (r) => [r.rfc, r.nombre],
+    leer,
+  );
+
+  return {
+    listar,
+    obtener,
+    async porRfc(a, organizacionId, rfc) {
+      return vigentes(a)
+        .filter((r) => r.organizacion_id === organizacionId && r.rfc === rfc)
+        .map(leer);
+    },
+    async insertar(a, id, datos: DatosCliente, ahora) {
+      await sinDuplicar(async () =>
+        tabla.insertar({
+          ...filaNueva(a, id, ahora),
+          ...datos,
+          rfc_unico: rfcUnico(datos.rfc),
+          eliminado_en: null,
+        }),
+      );
+    },
+    async actualizar(a, id, cambios, ahora) {
+      if (!vigente(a, id)) return;
+      const extra = cambios.rfc ? { rfc_unico: rfcUnico(cambios.rfc) } : {};
+      await sinDuplicar(async () => tabla.cambiar(id, { ...cambios, ...extra, actualizado_en: ahora }));
+    },
+    async eliminar(a, id, ahora) {
+      if (vigente(a, id)) tabla.cambiar(id, { eliminado_en: ahora, rfc_unico: null, actualizado_en: ahora });
+    },
+  };
+}

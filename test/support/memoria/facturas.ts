@@ -1,0 +1,195 @@
+import { sinDuplicar } from '../../../db/repositorios/con-alcance';
+import type { FilaFactura, RepositorioFacturas } from '../../../db/repositorios/facturas';
+import type { Transaccion } from '../../../db/transacciones';
+import type { Alcance } from '../../../dominio/alcance';
+import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
+import { tablaOrganizaciones } from './organizaciones';
+import { exigirAbierta } from './transacciones';
+
+/** The row with what only its own endpoints read: the XMLs and the PDF. */
+export type FacturaGuardada = FilaFactura & {
+  cuenta_id: string;
+  xml_sellado: string | null;
+  xml_timbrado: string | null;
+  pdf: Buffer | null;
+};
+
+export const tablaFacturas = (m: Almacen) =>
+  m.tabla<FacturaGuardada>('facturas', [{ nombre: 'uuid', clave: (r) => r.uuid }]);
+
+const leer = (r: FacturaGuardada): FilaFactura => {
+  const { cuenta_id: _c, xml_sellado: _s, xml_timbrado: _t, pdf: _p, ...f } = r;
+  return {
+    ...f,
+    documento: copiaJson(f.documento),
+    timbrado_error: f.timbrado_error && copiaJson(f.timbrado_error),
+    cancelacion: f.cancelacion && copiaJson(f.cancelacion),
+  };
+};
+
+export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
+  const tabla = tablaFacturas(m);
+  const folios = m.tabla<{ id: string; ultimo: number }>('folios');
+
+  const guardada = (a: Alcance, id: string, tx?: Transaccion) => {
+    exigirAbierta(tx);
+    return tabla.todas().find((r) => enAlcance(a)(r) && r.id === id);
+  };
+  const obtener = async (a: Alcance, id: string, tx?: Transaccion) => {
+    const r = guardada(a, id, tx);
+    return r && leer(r);
+  };
+  /** The real `actualizar`: scoped, and stamps `actualizado_en`. */
+  const actualizar = (a: Alcance, id: string, cambios: Partial<FacturaGuardada>, tx?: Transaccion) => {
+    if (guardada(a, id, tx)) tabla.cambiar(id, { ...cambios, actualizado_en: new Date() });
+  };
+
+  return {
+    obtener,
+
+    async listar(a, f, pagina) {
+      const filas = tabla
+        .todas()
+        .filter(
+          (r) =>
+            enAlcance(a)(r) &&
+            (!f.organizacionId || r.organizacion_id === f.organizacionId) &&
+            (!f.clienteId || r.cliente_id === f.clienteId) &&
+            (!f.clienteRfc || r.documento.cliente.rfc === f.clienteRfc) &&
+            (!f.estado || r.estado === f.estado) &&
+            (!f.tipo || r.tipo === f.tipo),
+        );
+      const t = paginarEnMemoria(filas, pagina);
+      return { ...t, datos: t.datos.map(leer) };
+    },
+
+    async timbradaPorUuid(a, organizacionId, uuid) {
+      const r = tabla
+        .todas()
+        .find(
+          (x) =>
+            enAlcance(a)(x) &&
+            x.organizacion_id === organizacionId &&
+            x.estado === 'timbrada' &&
+            x.uuid === uuid.toUpperCase(),
+        );
+      return r && leer(r);
+    },
+
+    async bloquear(tx, a, id) {
+      exigirAbierta(tx);
+      return obtener(a, id, tx);
+    },
+
+    async insertar(tx, a, n) {
+      exigirAbierta(tx);
+      const ahora = new Date();
+      tabla.insertar({
+        ...n,
+        ...columnasAlcance(a),
+        documento: copiaJson(n.documento),
+        estado: 'borrador',
+        total: n.documento.importes.total,
+        metodo_pago: n.documento.entrada.metodo_pago ?? null,
+        uuid: null,
+        fecha_timbrado: null,
+        no_certificado: null,
+        no_certificado_sat: null,
+        timbrado_intentos: 0,
+        timbrado_error: null,
+        cancelacion: null,
+        xml_sellado: null,
+        xml_timbrado: null,
+        pdf: null,
+        creado_en: ahora,
+        actualizado_en: ahora,
+      });
+    },
+
+    // Not scoped, as the real `folios` table: an organization id already belongs to one account and mode.
+    async siguienteFolio(tx, organizacionId, serie) {
+      exigirAbierta(tx);
+      const id = `${organizacionId}|${serie}`;
+      const ultimo = (folios.buscar(id)?.ultimo ?? 0) + 1;
+      if (ultimo === 1) folios.insertar({ id, ultimo });
+      else folios.cambiar(id, { ultimo });
+      return String(ultimo);
+    },
+
+    async pedirTimbrado(a, id, documento) {
+      actualizar(a, id, {
+        timbrado_estado: 'pendiente',
+        timbrado_error: null,
+        documento: copiaJson(documento),
+      });
+    },
+
+    async guardarSello(a, id, s) {
+      if (guardada(a, id)?.xml_sellado !== null) return;
+      actualizar(a, id, {
+        xml_sellado: s.xml,
+        no_certificado: s.noCertificado,
+        documento: copiaJson(s.documento),
+      });
+    },
+
+    async contarIntento(a, id) {
+      const r = guardada(a, id);
+      if (r) actualizar(a, id, { timbrado_intentos: r.timbrado_intentos + 1 });
+    },
+
+    async guardarTimbre(tx, a, id, t) {
+      await sinDuplicar(async () =>
+        actualizar(
+          a,
+          id,
+          {
+            estado: 'timbrada',
+            uuid: t.uuid.toUpperCase(),
+            xml_timbrado: t.xml,
+            fecha_timbrado: t.fechaTimbrado,
+            no_certificado_sat: t.noCertificadoSat,
+            timbrado_estado: 'timbrada',
+            timbrado_error: null,
+          },
+          tx,
+        ),
+      );
+    },
+
+    async guardarRechazo(tx, a, id, error) {
+      actualizar(
+        a,
+        id,
+        { timbrado_estado: 'fallido', timbrado_error: copiaJson(error), xml_sellado: null },
+        tx,
+      );
+    },
+
+    async guardarCancelacion(a, id, c, o = {}) {
+      actualizar(a, id, { cancelacion: copiaJson(c), ...(o.cancelada ? { estado: 'cancelada' } : {}) }, o.tx);
+    },
+
+    async xml(a, id) {
+      const r = guardada(a, id);
+      return r && { sellado: r.xml_sellado, timbrado: r.xml_timbrado };
+    },
+
+    async pdf(a, id) {
+      const r = guardada(a, id);
+      return r && { pdf: r.pdf, estado: r.estado };
+    },
+
+    async datosPdf(a, id) {
+      const r = guardada(a, id);
+      const org = r && tablaOrganizaciones(m).buscar(r.organizacion_id);
+      return (
+        r && org && { xmlTimbrado: r.xml_timbrado, tienePdf: r.pdf !== null, colorAcento: org.color_acento }
+      );
+    },
+
+    async guardarPdf(a, id, pdf) {
+      if (guardada(a, id)) tabla.cambiar(id, { pdf });
+    },
+  };
+}

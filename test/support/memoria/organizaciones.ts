@@ -1,0 +1,54 @@
+import { sinDuplicar } from '../../../db/repositorios/con-alcance';
+import type {
+  DatosOrganizacion,
+  FilaOrganizacion,
+  RepositorioOrganizaciones,
+} from '../../../db/repositorios/organizaciones';
+import type { Alcance } from '../../../dominio/alcance';
+import { filaNueva, enAlcance, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
+import { tablaCertificados } from './certificados';
+
+type OrganizacionGuardada = DatosOrganizacion &
+  ColumnasAlcance & { id: string; creado_en: Date; actualizado_en: Date };
+
+/** Shared with invoices (the accent color the PDF is printed with). */
+export const tablaOrganizaciones = (m: Almacen) =>
+  m.tabla<OrganizacionGuardada>('organizaciones', [
+    { nombre: 'cuenta_modo_rfc', clave: (r) => `${r.cuenta_id}|${r.modo}|${r.rfc}` },
+  ]);
+
+export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizaciones {
+  const tabla = tablaOrganizaciones(m);
+  const certificados = tablaCertificados(m);
+
+  // The real query's LEFT JOIN on the organization's active certificate.
+  function conCertificado(r: OrganizacionGuardada): FilaOrganizacion {
+    const { cuenta_id: _cuenta, ...fila } = r;
+    const c = certificados.todas().find((x) => x.organizacion_id === r.id && x.activo);
+    return {
+      ...fila,
+      cert_id: c?.id ?? null,
+      cert_no_certificado: c?.no_certificado ?? null,
+      cert_valido_hasta: c?.valido_hasta ?? null,
+    };
+  }
+  const visibles = (a: Alcance) => tabla.todas().filter(enAlcance(a));
+
+  return {
+    listar: async (a, pagina) => {
+      const t = paginarEnMemoria(visibles(a), pagina);
+      return { ...t, datos: t.datos.map(conCertificado) };
+    },
+    async obtener(a, idORfc) {
+      const porId = idORfc.startsWith('org_');
+      const r = visibles(a).find((x) => (porId ? x.id : x.rfc) === idORfc);
+      return r && conCertificado(r);
+    },
+    async insertar(a, id, datos, ahora) {
+      await sinDuplicar(async () => tabla.insertar({ ...filaNueva(a, id, ahora), ...datos }));
+    },
+    async actualizar(a, id, cambios, ahora) {
+      if (visibles(a).some((r) => r.id === id)) tabla.cambiar(id, { ...cambios, actualizado_en: ahora });
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { RepositorioFacturas } from '../../../db/repositorios/facturas';
+import type { Transacciones } from '../../../db/transacciones';
+import type { Alcance, Modo } from '../../../dominio/alcance';
+import { ErrorNegocio } from '../../../dominio/errores';
+import type { ErrorTimbrado } from '../../../dominio/factura';
+import type { Cancelador, Timbrador } from '../../../servicios/facturas';
+import { crearGuion } from './guion';
+
+/*
+ * The Timbrador and Cancelador ports without Temporal: each call is recorded, and the workflow's outcome
+ * within the bounded wait is simulated by writing it through the invoice repository.
+ */
+
+interface Llamada {
+  alcance: Alcance;
+  factura: { id: string; organizacionId: string };
+}
+
+interface Puertos {
+  facturas: RepositorioFacturas;
+  transacciones: Transacciones;
+}
+
+/** `pendiente`: the workflow goes on after the wait, nothing written yet. */
+export type DesenlaceTimbrado = 'timbrada' | 'pendiente' | { rechazo: ErrorTimbrado };
+
+export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {}) {
+  const llamadas: Llamada[] = [];
+  const desenlaces = crearGuion<DesenlaceTimbrado>(() => 'timbrada');
+  const timbrador: Timbrador = {
+    exigirDisponible(a) {
+      if (o.sinPacEn?.includes(a.modo))
+        throw new ErrorNegocio('servicio_no_disponible', 'pac_no_disponible', `Sin PAC en modo ${a.modo}.`);
+    },
+    async timbrar(alcance, factura) {
+      llamadas.push({ alcance, factura });
+      const d = desenlaces.siguiente();
+      if (d === 'pendiente') return;
+      await p.transacciones.ejecutar((tx) =>
+        d === 'timbrada'
+          ? p.facturas.guardarTimbre(tx, alcance, factura.id, {
+              uuid: randomUUID(),
+              xml: '<cfdi:Comprobante/>',
+              fechaTimbrado: '2025-06-01T06:00:05',
+              noCertificadoSat: '30001000000500003456',
+            })
+          : p.facturas.guardarRechazo(tx, alcance, factura.id, d.rechazo),
+      );
+    },
+  };
+  return { ...timbrador, llamadas, desenlace: desenlaces.poner };
+}
+
+/** `sin_respuesta`: the PAC has not answered within the wait; the cancellation stays `solicitada`. */
+export type DesenlaceCancelacion = 'aceptada' | 'en_proceso' | 'sin_respuesta' | { rechazo: ErrorTimbrado };
+
+export function crearCanceladorEnMemoria(p: Puertos) {
+  const llamadas: Llamada[] = [];
+  const desenlaces = crearGuion<DesenlaceCancelacion>(() => 'aceptada');
+  const cancelador: Cancelador = {
+    async cancelar(alcance, factura) {
+      llamadas.push({ alcance, factura });
+      const d = desenlaces.siguiente();
+      const c = (await p.facturas.obtener(alcance, factura.id))?.cancelacion;
+      if (d === 'sin_respuesta' || !c) return;
+      const actualizada_en = new Date().toISOString();
+      if (typeof d === 'object') {
+        await p.facturas.guardarCancelacion(alcance, factura.id, {
+          ...c,
+          estado: 'rechazada',
+          error: d.rechazo,
+          actualizada_en,
+        });
+      } else {
+        await p.facturas.guardarCancelacion(
+          alcance,
+          factura.id,
+          { ...c, estado: d, actualizada_en },
+          { cancelada: d === 'aceptada' },
+        );
+      }
+    },
+  };
+  return { ...cancelador, llamadas, desenlace: desenlaces.poner };
+}

@@ -1,0 +1,168 @@
+import { randomBytes } from 'node:crypto';
+import type { Alcance, Modo } from '../../../dominio/alcance';
+import { ErrorNegocio } from '../../../dominio/errores';
+import { crearBoveda } from '../../../seguridad/boveda';
+import { crearServicioCertificados } from '../../../servicios/certificados';
+import { crearServicioClientes } from '../../../servicios/clientes';
+import { crearServicioCuenta } from '../../../servicios/cuenta';
+import { crearServicioEventos } from '../../../servicios/eventos';
+import { crearServicioFacturas } from '../../../servicios/facturas';
+import type { FacturaNueva } from '../../../servicios/facturas/armar';
+import { crearServicioLlaves } from '../../../servicios/llaves';
+import { crearServicioOrganizaciones } from '../../../servicios/organizaciones';
+import { crearServicioProductos } from '../../../servicios/productos';
+import { catalogosCsv } from '../catalogos-csv';
+import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
+import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
+import { crearActividades } from '../../../activities';
+import type { EntradaTimbrado } from '../../../activities/timbrado';
+import { alcance, crearMemoria, type Memoria } from './index';
+import { crearPacEnMemoria } from './pac';
+import { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
+import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
+
+/** A fixed clock inside the SAT test CSD's validity, and the catalogs valid on that day. */
+export const AHORA = CSD_VALIDO.vigente;
+let catalogos: ReturnType<typeof catalogosCsv> | undefined;
+export const catalogosPrueba = () => (catalogos ??= catalogosCsv(AHORA.toISOString().slice(0, 10)));
+
+/**
+ * The composition root of api/composicion.ts, over the in-memory fakes. `sinPacEn` is read on every call:
+ * a test may take the PAC away after seeding.
+ */
+export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
+  const m = crearMemoria();
+  // A test moves the clock by assigning `reloj.ahora`.
+  const reloj = { ahora: AHORA };
+  const ahora = () => reloj.ahora;
+  const deps = { catalogos: catalogosPrueba(), ahora };
+  const boveda = crearBoveda({ clave: randomBytes(32), version: 1 });
+  const timbrador = crearTimbradorEnMemoria(m, o);
+  const cancelador = crearCanceladorEnMemoria(m);
+  const cuenta = crearServicioCuenta({ cuentas: m.cuentas, ahora });
+  const organizaciones = crearServicioOrganizaciones({ ...deps, organizaciones: m.organizaciones });
+  const productos = crearServicioProductos({ ...deps, productos: m.productos, organizaciones });
+  return {
+    m,
+    reloj,
+    boveda,
+    timbrador,
+    cancelador,
+    cuenta,
+    llaves: crearServicioLlaves({ llaves: m.llaves, cuenta, ahora }),
+    organizaciones,
+    productos,
+    clientes: crearServicioClientes({ ...deps, clientes: m.clientes, organizaciones }),
+    eventos: crearServicioEventos({ eventos: m.eventos }),
+    certificados: crearServicioCertificados({ certificados: m.certificados, organizaciones, boveda, ahora }),
+    facturas: crearServicioFacturas({
+      ...deps,
+      facturas: m.facturas,
+      eventos: m.eventos,
+      clientes: m.clientes,
+      transacciones: m.transacciones,
+      organizaciones,
+      productos,
+      timbrador,
+      cancelador,
+    }),
+  };
+}
+
+export type ServiciosEnMemoria = ReturnType<typeof crearServiciosEnMemoria>;
+
+/** An organization with the SAT's valid test CSD, a client and a product, in scope `a`: ready to invoice. */
+export async function sembrar(s: ServiciosEnMemoria, a: Alcance, o: { certificado?: boolean } = {}) {
+  const org = await s.organizaciones.crear(a, ORGANIZACION);
+  // The SAT's test CSD is refused in live mode: live scenarios go without one.
+  const cert =
+    o.certificado === false
+      ? undefined
+      : await s.certificados.crear(a, {
+          organizacion: org.id,
+          cer: archivoSat(CSD_VALIDO.cer),
+          llave: archivoSat(CSD_VALIDO.key),
+          contrasena: CONTRASENA_PRUEBA,
+        });
+  const cli = await s.clientes.crear(a, { ...CLIENTE, organizacion: org.id });
+  // The shared fixture is plain JSON for the HTTP tests; its tax literal types are widened there.
+  const entrada = { ...PRODUCTO, organizacion: org.id } as Parameters<
+    ServiciosEnMemoria['productos']['crear']
+  >[1];
+  const prod = await s.productos.crear(a, entrada);
+  return { org: org.id, cert: cert?.id, cli: cli.id, prod: prod.id };
+}
+
+/** The create request of an invoice to the seeded client (by RFC) for two of the seeded product. */
+export const solicitudFactura = (
+  ids: { org: string; prod: string },
+  extra: Partial<FacturaNueva> = {},
+): FacturaNueva => ({
+  organizacion: ids.org,
+  tipo: 'ingreso',
+  cliente: CLIENTE.rfc,
+  forma_pago: '03',
+  conceptos: [{ producto: ids.prod, cantidad: 2 }],
+  ...extra,
+});
+
+/** The ErrorNegocio `p` rejects with (any other outcome fails the test). */
+export async function errorNegocio(p: Promise<unknown>): Promise<ErrorNegocio> {
+  try {
+    await p;
+  } catch (e) {
+    if (e instanceof ErrorNegocio) return e;
+    throw e;
+  }
+  throw new Error('se esperaba un ErrorNegocio');
+}
+
+/** A refusal that leaves every table exactly as it was. */
+export async function rechazoSinEscrituras(m: Memoria, f: () => Promise<unknown>): Promise<ErrorNegocio> {
+  const antes = m.almacen.volcado();
+  const e = await errorNegocio(f());
+  expect(m.almacen.volcado()).toBe(antes);
+  return e;
+}
+
+/**
+ * Every activity over the same fakes as the services, with a movable clock: the services seed invoices, the
+ * activities move them on as the workflows would.
+ */
+export async function crearEntornoActividades() {
+  const s = crearServiciosEnMemoria();
+  const a = alcance();
+  const ids = await sembrar(s, a);
+  const pac = crearPacEnMemoria();
+  const pdf = crearGeneradorPdfEnMemoria();
+  const reloj = s.reloj;
+  const act = crearActividades({
+    facturas: s.m.facturas,
+    eventos: s.m.eventos,
+    certificados: s.m.certificados,
+    transacciones: s.m.transacciones,
+    sondas: s.m.sondas,
+    boveda: s.boveda,
+    catalogos: catalogosPrueba(),
+    pacPara: () => pac,
+    pdf,
+    navegador: navegadorEnMemoria({ version: 'HeadlessChrome/142.0' }),
+    identidadWorker: 'worker-prueba',
+    ahora: () => reloj.ahora,
+  });
+  const entrada = (facturaId: string): EntradaTimbrado => ({ facturaId, cuentaId: a.cuentaId, modo: a.modo });
+  /** An invoice of the seeded client and product (stamped at once unless the fake Timbrador says otherwise). */
+  const facturar = async (extra: Partial<FacturaNueva> = {}) =>
+    (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
+  return { s, m: s.m, a, ids, pac, pdf, reloj, act, entrada, facturar };
+}
+
+/** Registers a `beforeEach` that gives every test fresh services and one organization (ORGANIZACION). */
+export function entornoConOrganizacion() {
+  const x = {} as { s: ServiciosEnMemoria; org: string };
+  beforeEach(async () => {
+    x.s = crearServiciosEnMemoria();
+    x.org = (await x.s.organizaciones.crear(alcance(), ORGANIZACION)).id;
+  });
+  return x;
+}

@@ -1,0 +1,257 @@
+import { ErrorPacTransitorio } from '../../pac/puerto';
+import { CSD_VALIDO } from '../support/certificados';
+import { CLIENTE } from '../support/cuentas';
+import { crearContextoActividad, tablaFacturas } from '../support/memoria';
+import { crearEntornoActividades } from '../support/memoria/servicios';
+
+let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
+
+beforeEach(async () => {
+  x = await crearEntornoActividades();
+});
+
+/** An invoice whose stamping workflow has just started: a draft with timbrado pendiente. */
+async function pendiente(cliente: string = CLIENTE.rfc) {
+  x.s.timbrador.desenlace('pendiente');
+  return x.entrada((await x.facturar({ cliente })).id);
+}
+
+/** The stored row, XMLs included. */
+const guardada = (id: string) => tablaFacturas(x.m.almacen).buscar(id)!;
+
+const eventos = async () => (await x.s.eventos.listar(x.a, {}, { limite: 100 })).datos;
+
+/** An invoice sealed and ready for the PAC. */
+async function sellada() {
+  const e = await pendiente();
+  expect(await x.act.prepararTimbrado(e)).toEqual({ estado: 'listo' });
+  return e;
+}
+
+const enviar = (e: { facturaId: string }, o: { local?: boolean } = {}) =>
+  crearContextoActividad(o).ejecutar(() => x.act.enviarAlPac(x.entrada(e.facturaId)));
+
+describe('prepararTimbrado', () => {
+  it('sella con el CSD activo, con la Fecha del reloj, y lo guarda con el documento', async () => {
+    const e = await pendiente();
+    expect(await x.act.prepararTimbrado(e)).toEqual({ estado: 'listo' });
+    const f = guardada(e.facturaId);
+    expect(f.xml_sellado).toContain(`NoCertificado="${CSD_VALIDO.noCertificado}"`);
+    expect(f.xml_sellado).toMatch(/Sello="[A-Za-z0-9+/=]{100,}"/);
+    expect(f.no_certificado).toBe(CSD_VALIDO.noCertificado);
+    // 12:00 UTC is 06:00 in Pachuca (42501, Tiempo del Centro).
+    expect(f.documento.entrada.fecha).toBe('2025-06-01T06:00:00');
+    expect(f.xml_sellado).toContain('Fecha="2025-06-01T06:00:00"');
+  });
+
+  it('sella una sola vez: un reintento reutiliza los mismos bytes aunque el reloj avance', async () => {
+    const e = await sellada();
+    const primero = guardada(e.facturaId).xml_sellado;
+    x.reloj.ahora = new Date(x.reloj.ahora.getTime() + 60_000);
+    const certificado = jest.spyOn(x.m.certificados, 'activoConSecretos');
+    expect(await x.act.prepararTimbrado(e)).toEqual({ estado: 'listo' });
+    expect(guardada(e.facturaId).xml_sellado).toBe(primero);
+    expect(certificado).not.toHaveBeenCalled();
+  });
+
+  it('una factura ya timbrada no se vuelve a preparar', async () => {
+    const factura = await x.facturar();
+    const antes = x.m.almacen.volcado();
+    expect(await x.act.prepararTimbrado(x.entrada(factura.id))).toEqual({ estado: 'timbrada' });
+    expect(x.m.almacen.volcado()).toBe(antes);
+  });
+
+  it('sin CSD activo → rechazado sin_certificado_activo, sin sellar', async () => {
+    const e = await pendiente();
+    await x.s.certificados.cambiarActivo(x.a, x.ids.cert!, false);
+    const r = await x.act.prepararTimbrado(e);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'sin_certificado_activo' } });
+    expect(guardada(e.facturaId).xml_sellado).toBeNull();
+  });
+
+  it('una regla del SAT que se comprueba aquí → rechazado con el código del SAT, sin llegar al PAC', async () => {
+    // Stored with a warning (the specification keeps it); the stamping refuses it.
+    const cli = await x.s.clientes.crear(x.a, {
+      ...CLIENTE,
+      rfc: 'XIQB891116QE4',
+      uso_cfdi: 'CN01',
+      organizacion: x.ids.org,
+    });
+    expect(cli.advertencias.map((w) => w.codigo)).toContain('uso_cfdi_incompatible');
+    const e = await pendiente(cli.id);
+    const r = await x.act.prepararTimbrado(e);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'CFDI40161' } });
+    expect(guardada(e.facturaId).xml_sellado).toBeNull();
+    expect(x.pac.llamadas).toEqual([]);
+  });
+
+  it('una factura inexistente es un error, no un rechazo', async () => {
+    await expect(x.act.prepararTimbrado(x.entrada('fac_inexistente'))).rejects.toThrow('inexistente');
+  });
+});
+
+describe('enviarAlPac', () => {
+  it('timbra y escribe el timbre y su evento factura.timbrada juntos', async () => {
+    const e = await sellada();
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    const f = guardada(e.facturaId);
+    expect(f).toMatchObject({ estado: 'timbrada', timbrado_estado: 'timbrada', timbrado_intentos: 1 });
+    expect(f.xml_timbrado).toContain(f.uuid!);
+    expect(x.pac.metodos()).toEqual(['timbrar']);
+    const [evento, ...otros] = await eventos();
+    expect(otros).toEqual([]);
+    expect(evento).toMatchObject({ tipo: 'factura.timbrada', datos: { id: e.facturaId, uuid: f.uuid } });
+  });
+
+  it('si el evento no se escribe, tampoco el timbre (y el reintento lo recupera del PAC)', async () => {
+    const e = await sellada();
+    jest.spyOn(x.m.eventos, 'registrar').mockRejectedValueOnce(new Error('conexión perdida'));
+    await expect(enviar(e)).rejects.toThrow('conexión perdida');
+    expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', uuid: null, xml_timbrado: null });
+    expect(await eventos()).toEqual([]);
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre']);
+  });
+
+  it('cuenta el intento antes de llamar: un error de transporte se propaga y queda contado', async () => {
+    const e = await sellada();
+    x.pac.alTimbrar({ tipo: 'caido' });
+    await expect(enviar(e)).rejects.toBeInstanceOf(ErrorPacTransitorio);
+    expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', timbrado_intentos: 1 });
+    expect(await eventos()).toEqual([]);
+  });
+
+  it('solo pregunta por un timbre previo cuando hubo un intento anterior', async () => {
+    const e = await sellada();
+    x.pac.alTimbrar({ tipo: 'caido' });
+    await expect(enviar(e)).rejects.toThrow();
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre', 'timbrar']);
+    // Both attempts sent the very bytes sealed once.
+    const enviados = x.pac.llamadas.flatMap((l) => (l.metodo === 'timbrar' ? [l.xml] : []));
+    expect(new Set(enviados)).toEqual(new Set([guardada(e.facturaId).xml_sellado]));
+  });
+
+  it('una respuesta perdida se recupera con consultarTimbre, sin timbrar dos veces', async () => {
+    const e = await sellada();
+    x.pac.alTimbrar({ tipo: 'perdido' });
+    await expect(enviar(e)).rejects.toBeInstanceOf(ErrorPacTransitorio);
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre']);
+    expect(guardada(e.facturaId).timbrado_intentos).toBe(2);
+  });
+
+  it('un rechazo del PAC es una respuesta: rechazado con su código, sin escribir el timbre', async () => {
+    const e = await sellada();
+    x.pac.alTimbrar({ tipo: 'rechazado', codigo: 'CFDI40102', mensaje: 'Sello inválido.' });
+    expect(await enviar(e)).toEqual({
+      estado: 'rechazado',
+      error: { codigo: 'CFDI40102', mensaje: 'Sello inválido.' },
+    });
+    expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', timbrado_estado: 'pendiente' });
+    expect(await eventos()).toEqual([]);
+  });
+
+  it('un UUID que ya es de otra factura → rechazado cfdi_duplicado, sin tocar ninguna', async () => {
+    const primera = await sellada();
+    const uuid = '5F1C2A0E-7D3B-4C8A-9E21-0A1B2C3D4E5F';
+    x.pac.alTimbrar({ tipo: 'timbrado', uuid }, { tipo: 'timbrado', uuid });
+    await enviar(primera);
+    const segunda = await sellada();
+    const antes = guardada(segunda.facturaId);
+    const r = await enviar(segunda);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'cfdi_duplicado' } });
+    expect(r.estado === 'rechazado' && r.error.mensaje).toContain(uuid);
+    expect(guardada(segunda.facturaId)).toMatchObject({ estado: 'borrador', uuid: null });
+    expect(guardada(segunda.facturaId).timbrado_intentos).toBe(antes.timbrado_intentos + 1);
+    expect((await eventos()).map((ev) => ev.tipo)).toEqual(['factura.timbrada']);
+  });
+
+  it('si otro intento escribió el timbre mientras el PAC respondía, no se escribe de nuevo', async () => {
+    const e = await sellada();
+    const timbrar = x.pac.timbrar;
+    jest.spyOn(x.pac, 'timbrar').mockImplementationOnce(async (xml) => {
+      const r = await timbrar(xml);
+      // A concurrent attempt (a retry on another worker) stores the same stamp first.
+      if (r.tipo === 'timbrado')
+        await x.m.transacciones.ejecutar((tx) => x.m.facturas.guardarTimbre(tx, x.a, e.facturaId, r));
+      return r;
+    });
+    const guardarTimbre = jest.spyOn(x.m.facturas, 'guardarTimbre');
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    // Only the concurrent attempt's write: the activity saw the stamp under the lock and left it.
+    expect(guardarTimbre).toHaveBeenCalledTimes(1);
+    expect(await eventos()).toEqual([]);
+  });
+
+  it('una factura ya timbrada no llama al PAC', async () => {
+    const e = await sellada();
+    await enviar(e);
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(x.pac.metodos()).toEqual(['timbrar']);
+    expect(guardada(e.facturaId).timbrado_intentos).toBe(1);
+  });
+
+  it('sin XML sellado es un error (el flujo siempre prepara antes)', async () => {
+    const e = await pendiente();
+    await expect(enviar(e)).rejects.toThrow('sin XML sellado');
+    expect(x.pac.llamadas).toEqual([]);
+  });
+
+  describe('latidos mientras el PAC trabaja', () => {
+    beforeEach(() => jest.useFakeTimers({ doNotFake: ['nextTick', 'setImmediate', 'queueMicrotask'] }));
+    afterEach(() => jest.useRealTimers());
+
+    /** A PAC that takes `ms` to answer (on the fake clock). */
+    function pacLento(ms: number) {
+      const timbrar = x.pac.timbrar;
+      jest
+        .spyOn(x.pac, 'timbrar')
+        .mockImplementation((xml) => new Promise((r) => setTimeout(() => r(timbrar(xml)), ms)));
+    }
+
+    it.each([
+      [false, 3],
+      [true, 0],
+    ])('actividad local %p → %p latidos en 3.5 s', async (local, esperados) => {
+      const e = await sellada();
+      pacLento(3_500);
+      const contexto = crearContextoActividad({ local });
+      const envio = contexto.ejecutar(() => x.act.enviarAlPac(e));
+      await jest.advanceTimersByTimeAsync(3_500);
+      expect(await envio).toEqual({ estado: 'timbrada' });
+      expect(contexto.latidos()).toBe(esperados);
+      // The interval is cleared: no heartbeat after the answer.
+      await jest.advanceTimersByTimeAsync(5_000);
+      expect(contexto.latidos()).toBe(esperados);
+    });
+  });
+});
+
+describe('registrarRechazo', () => {
+  const error = { codigo: 'CFDI40145', mensaje: 'El RFC del receptor no está en la lista del SAT.' };
+
+  it('desde pendiente: fallido con el error, sin el XML sellado, y evento factura.timbrado_fallido', async () => {
+    const e = await sellada();
+    await x.act.registrarRechazo(e, error);
+    const f = guardada(e.facturaId);
+    expect(f).toMatchObject({ estado: 'borrador', timbrado_estado: 'fallido', timbrado_error: error });
+    expect(f.xml_sellado).toBeNull();
+    const [evento] = await eventos();
+    expect(evento).toMatchObject({
+      tipo: 'factura.timbrado_fallido',
+      datos: { ...error, factura: { id: e.facturaId, timbrado: { estado: 'fallido' } } },
+    });
+  });
+
+  it('fuera de pendiente no cambia nada (un timbre que llegó antes gana)', async () => {
+    const e = await sellada();
+    await enviar(e);
+    const borrador = await x.facturar({ auto_timbrar: false });
+    const antes = x.m.almacen.volcado();
+    await x.act.registrarRechazo(e, error);
+    await x.act.registrarRechazo(x.entrada(borrador.id), error);
+    await x.act.registrarRechazo(x.entrada('fac_inexistente'), error);
+    expect(x.m.almacen.volcado()).toBe(antes);
+  });
+});
