@@ -4,10 +4,11 @@ import type { Transaccion } from '../../../db/transacciones';
 import type { Alcance } from '../../../dominio/alcance';
 import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
 import { tablaOrganizaciones } from './organizaciones';
+import { tablaLibro, tablaPagos } from './pagos';
 import { exigirAbierta } from './transacciones';
 
 /** The row with what only its own endpoints read: the XMLs and the PDF. */
-export type FacturaGuardada = FilaFactura & {
+export type FacturaGuardada = Omit<FilaFactura, 'parcialidades' | 'pago_id'> & {
   cuenta_id: string;
   xml_sellado: string | null;
   xml_timbrado: string | null;
@@ -17,18 +18,34 @@ export type FacturaGuardada = FilaFactura & {
 export const tablaFacturas = (m: Almacen) =>
   m.tabla<FacturaGuardada>('facturas', [{ nombre: 'uuid', clave: (r) => r.uuid }]);
 
-const leer = (r: FacturaGuardada): FilaFactura => {
-  const { cuenta_id: _c, xml_sellado: _s, xml_timbrado: _t, pdf: _p, ...f } = r;
-  return {
-    ...f,
-    documento: copiaJson(f.documento),
-    timbrado_error: f.timbrado_error && copiaJson(f.timbrado_error),
-    cancelacion: f.cancelacion && copiaJson(f.cancelacion),
-  };
-};
-
 export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
   const tabla = tablaFacturas(m);
+  const pagos = tablaPagos(m);
+  const libro = tablaLibro(m);
+
+  /** As the real read: the row, with its vigente instalments and its payment derived from the ledger. */
+  const leer = (r: FacturaGuardada): FilaFactura => {
+    const { cuenta_id: _c, xml_sellado: _s, xml_timbrado: _t, pdf: _p, ...f } = r;
+    return {
+      ...f,
+      documento: copiaJson(f.documento),
+      timbrado_error: f.timbrado_error && copiaJson(f.timbrado_error),
+      cancelacion: f.cancelacion && copiaJson(f.cancelacion),
+      parcialidades: libro
+        .todas()
+        .filter((x) => x.factura === r.id && x.vigente)
+        .sort((x, y) => x.num_parcialidad - y.num_parcialidad)
+        .map((x) => ({
+          pago: x.pago_id,
+          factura_pago: pagos.buscar(x.pago_id)?.factura_pago_id ?? '',
+          num_parcialidad: x.num_parcialidad,
+          imp_saldo_anterior: x.imp_saldo_anterior,
+          imp_pagado: x.imp_pagado,
+          imp_saldo_insoluto: x.imp_saldo_insoluto,
+        })),
+      pago_id: pagos.todas().find((p) => p.factura_pago_id === r.id)?.id ?? null,
+    };
+  };
   const folios = m.tabla<{ id: string; ultimo: number }>('folios');
 
   const guardada = (a: Alcance, id: string, tx?: Transaccion) => {
@@ -79,6 +96,15 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
     async bloquear(tx, a, id) {
       exigirAbierta(tx);
       return obtener(a, id, tx);
+    },
+
+    async bloquearVarias(tx, a, ids) {
+      exigirAbierta(tx);
+      return tabla
+        .todas()
+        .filter((r) => enAlcance(a)(r) && ids.includes(r.id))
+        .sort((x, y) => (x.id < y.id ? -1 : 1))
+        .map(leer);
     },
 
     async insertar(tx, a, n) {

@@ -7,6 +7,7 @@ import { crearEventosEnMemoria } from './eventos';
 import { crearFacturasEnMemoria } from './facturas';
 import { crearLlavesEnMemoria } from './llaves';
 import { crearOrganizacionesEnMemoria } from './organizaciones';
+import { crearPagosEnMemoria } from './pagos';
 import { crearProductosEnMemoria } from './productos';
 import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
@@ -33,6 +34,7 @@ export function crearMemoria() {
     certificados: crearCertificadosEnMemoria(almacen),
     facturas: crearFacturasEnMemoria(almacen),
     eventos: crearEventosEnMemoria(almacen),
+    pagos: crearPagosEnMemoria(almacen),
     sondas: crearSondasEnMemoria(almacen),
   };
 }

@@ -58,6 +58,7 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
     facturas: crearServicioFacturas({
       ...deps,
       facturas: m.facturas,
+      pagos: m.pagos,
       eventos: m.eventos,
       clientes: m.clientes,
       transacciones: m.transacciones,
@@ -140,6 +141,8 @@ export async function crearEntornoActividades() {
     facturas: s.m.facturas,
     eventos: s.m.eventos,
     certificados: s.m.certificados,
+    organizaciones: s.m.organizaciones,
+    pagos: s.m.pagos,
     transacciones: s.m.transacciones,
     sondas: s.m.sondas,
     boveda: s.boveda,

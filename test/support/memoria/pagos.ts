@@ -1,0 +1,148 @@
+import type { FilaPago, RepositorioPagos } from '../../../db/repositorios/pagos';
+import type { Alcance } from '../../../dominio/alcance';
+import type { EstadoPago, ParcialidadPago, RechazoPago, SolicitudPago } from '../../../dominio/pago';
+import {
+  columnasAlcance,
+  copiaJson,
+  enAlcance,
+  paginarEnMemoria,
+  type Almacen,
+  type ColumnasAlcance,
+} from './almacen';
+import { exigirAbierta } from './transacciones';
+
+export type PagoGuardado = ColumnasAlcance & {
+  id: string;
+  organizacion_id: string;
+  estado: EstadoPago;
+  solicitud: SolicitudPago;
+  error: RechazoPago | null;
+  factura_pago_id: string | null;
+  creado_en: Date;
+  actualizado_en: Date;
+};
+
+/** A ledger row; its id is `pago|factura`, the real primary key. */
+export type RenglonLibro = ColumnasAlcance & ParcialidadPago & { id: string; pago_id: string };
+
+export const tablaPagos = (m: Almacen) => m.tabla<PagoGuardado>('pagos');
+export const tablaLibro = (m: Almacen) =>
+  // The real unique key: two vigente rows of one invoice never share an instalment number.
+  m.tabla<RenglonLibro>('pagos_facturas', [
+    { nombre: 'parcialidad_unica', clave: (r) => (r.vigente ? `${r.factura}|${r.num_parcialidad}` : null) },
+  ]);
+
+export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
+  const pagos = tablaPagos(m);
+  const libro = tablaLibro(m);
+  const facturas = m.tabla<{ id: string; estado: FilaPago['factura_pago_estado']; uuid: string | null }>(
+    'facturas',
+  );
+
+  const leer = (p: PagoGuardado): FilaPago => {
+    const cfdi = p.factura_pago_id ? facturas.buscar(p.factura_pago_id) : undefined;
+    const orden = p.solicitud.facturas_pagadas.map((x) => x.factura);
+    return {
+      id: p.id,
+      modo: p.modo,
+      organizacion_id: p.organizacion_id,
+      estado: p.estado,
+      solicitud: copiaJson(p.solicitud),
+      error: p.error && copiaJson(p.error),
+      factura_pago_id: p.factura_pago_id,
+      factura_pago_estado: cfdi?.estado ?? null,
+      factura_pago_uuid: cfdi?.uuid ?? null,
+      parcialidades: libro
+        .todas()
+        .filter((r) => r.pago_id === p.id)
+        .map(({ id: _i, pago_id: _p, cuenta_id: _c, modo: _m, ...r }) => r)
+        .sort((x, y) => orden.indexOf(x.factura) - orden.indexOf(y.factura)),
+      creado_en: p.creado_en,
+      actualizado_en: p.actualizado_en,
+    };
+  };
+  const propio = (a: Alcance, id: string) => pagos.todas().find((p) => enAlcance(a)(p) && p.id === id);
+
+  return {
+    async crear(a, p) {
+      const ahora = new Date();
+      pagos.insertar({
+        ...p,
+        ...columnasAlcance(a),
+        estado: 'registrando',
+        solicitud: copiaJson(p.solicitud),
+        error: null,
+        factura_pago_id: null,
+        creado_en: ahora,
+        actualizado_en: ahora,
+      });
+    },
+    async obtener(a, id, tx) {
+      exigirAbierta(tx);
+      const p = propio(a, id);
+      return p && leer(p);
+    },
+    async listar(a, filtros, pagina) {
+      const filas = pagos
+        .todas()
+        .filter(
+          (p) =>
+            enAlcance(a)(p) &&
+            p.estado !== 'rechazado' &&
+            (!filtros.organizacionId || p.organizacion_id === filtros.organizacionId) &&
+            (!filtros.facturaId ||
+              libro.todas().some((r) => r.pago_id === p.id && r.factura === filtros.facturaId)),
+        );
+      const t = paginarEnMemoria(filas, pagina);
+      return { ...t, datos: t.datos.map(leer) };
+    },
+    async bloquear(tx, a, id) {
+      exigirAbierta(tx);
+      const p = propio(a, id);
+      return p && { estado: p.estado };
+    },
+    async vigentesDe(tx, a, facturaIds) {
+      exigirAbierta(tx);
+      return libro
+        .todas()
+        .filter((r) => enAlcance(a)(r) && r.vigente && facturaIds.includes(r.factura))
+        .map((r) => ({
+          factura_id: r.factura,
+          num_parcialidad: r.num_parcialidad,
+          imp_pagado: r.imp_pagado,
+        }));
+    },
+    async registrar(tx, a, id, facturaPagoId, parcialidades) {
+      exigirAbierta(tx);
+      for (const p of parcialidades) {
+        libro.insertar({ ...p, ...columnasAlcance(a), id: `${id}|${p.factura}`, pago_id: id, vigente: true });
+      }
+      if (propio(a, id))
+        pagos.cambiar(id, {
+          estado: 'registrado',
+          factura_pago_id: facturaPagoId,
+          actualizado_en: new Date(),
+        });
+    },
+    async rechazar(tx, a, id, error) {
+      exigirAbierta(tx);
+      if (propio(a, id)?.estado === 'registrando') {
+        pagos.cambiar(id, { estado: 'rechazado', error: copiaJson(error), actualizado_en: new Date() });
+      }
+    },
+    async revertir(tx, a, facturaPagoId) {
+      exigirAbierta(tx);
+      const p = pagos.todas().find((x) => enAlcance(a)(x) && x.factura_pago_id === facturaPagoId);
+      if (!p) return undefined;
+      for (const r of libro.todas().filter((x) => x.pago_id === p.id))
+        libro.cambiar(r.id, { vigente: false });
+      return p.id;
+    },
+    async vigentesDeFactura(a, facturaId) {
+      return libro
+        .todas()
+        .filter((r) => enAlcance(a)(r) && r.vigente && r.factura === facturaId)
+        .map((r) => r.pago_id);
+    },
+  };
+}
