@@ -1,6 +1,7 @@
 import { d, fijo } from '../cfdi/decimal';
 import type { FilaFactura } from '../db/repositorios/facturas';
 import { iso } from './fechas';
+import { saldosParcialidad } from './importes';
 
 /** A PPD invoice owes its total minus what its vigente instalments paid; others owe nothing here. */
 function saldoInsoluto(f: FilaFactura): string | null {
@@ -72,9 +73,7 @@ export function dtoFactura(f: FilaFactura) {
       pago: p.pago,
       factura_pago: p.factura_pago,
       num_parcialidad: p.num_parcialidad,
-      imp_saldo_anterior: fijo(d(p.imp_saldo_anterior), e.decimales_moneda),
-      imp_pagado: fijo(d(p.imp_pagado), e.decimales_moneda),
-      imp_saldo_insoluto: fijo(d(p.imp_saldo_insoluto), e.decimales_moneda),
+      ...saldosParcialidad(p, e.decimales_moneda),
     })),
     pago: f.pago_id,
     creado_en: iso(f.creado_en),

@@ -1,6 +1,7 @@
 import { d, fijo } from '../cfdi/decimal';
 import type { FilaPago } from '../db/repositorios/pagos';
 import { iso } from './fechas';
+import { saldosParcialidad } from './importes';
 
 /**
  * The payment as the API and the `pago.creado` event show it. `estado` is the payment CFDI's once the ledger
@@ -29,9 +30,7 @@ export function dtoPago(f: FilaPago) {
           moneda: p.moneda,
           equivalencia: p.equivalencia,
           num_parcialidad: p.num_parcialidad,
-          imp_saldo_anterior: fijo(d(p.imp_saldo_anterior), p.decimales),
-          imp_pagado: fijo(d(p.imp_pagado), p.decimales),
-          imp_saldo_insoluto: fijo(d(p.imp_saldo_insoluto), p.decimales),
+          ...saldosParcialidad(p, p.decimales),
           objeto_imp: p.objeto_imp,
           vigente: p.vigente,
         }))

@@ -1,8 +1,8 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Cancelador } from '../servicios/facturas';
 import { esperarCancelacion, type cancelarFactura } from '../workflows/cancelacion';
 import { atributosFactura } from '../workflows/atributos';
-import { esperarAcotado } from './espera';
+import { iniciarOUnirse } from './espera';
 
 export const idCancelacion = (facturaId: string) => `cancelacion:${facturaId}`;
 
@@ -16,26 +16,22 @@ export function crearCanceladorTemporal(d: {
 }): Cancelador {
   return {
     async cancelar(a, factura) {
-      const inicio = new WithStartWorkflowOperation<typeof cancelarFactura>('cancelarFactura', {
+      await iniciarOUnirse<typeof cancelarFactura>(d.cliente, {
+        tipo: 'cancelarFactura',
         workflowId: idCancelacion(factura.id),
         taskQueue: d.taskQueue,
-        args: [
-          {
-            facturaId: factura.id,
-            cuentaId: a.cuentaId,
-            modo: a.modo,
-            intervaloMs: d.intervaloSondeoMs,
-            plazoMs: d.plazoMs,
-          },
-        ],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: `Cancelación de la factura ${factura.id}`,
-        typedSearchAttributes: atributosFactura(a, factura, 'cancelando'),
+        entrada: {
+          facturaId: factura.id,
+          cuentaId: a.cuentaId,
+          modo: a.modo,
+          intervaloMs: d.intervaloSondeoMs,
+          plazoMs: d.plazoMs,
+        },
+        resumen: `Cancelación de la factura ${factura.id}`,
+        atributos: atributosFactura(a, factura, 'cancelando'),
+        espera: esperarCancelacion,
+        esperaMs: d.esperaMs,
       });
-      await esperarAcotado(
-        d.cliente.workflow.executeUpdateWithStart(esperarCancelacion, { startWorkflowOperation: inicio }),
-        d.esperaMs,
-      );
     },
   };
 }

@@ -1,12 +1,12 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { RegistradorPagos } from '../servicios/pagos';
 import { atributosPago } from '../workflows/atributos';
 import { esperarPago, type registrarPago } from '../workflows/pago';
-import { esperarAcotado } from './espera';
+import { iniciarOUnirse } from './espera';
 
 export const idPago = (pagoId: string) => `pago:${pagoId}`;
 
-/** Payments through Temporal: Update-With-Start on the payment's own workflow id, bounded wait. */
+/** Payments through Temporal: one workflow per payment, joined by repeated requests, bounded wait. */
 export function crearRegistradorPagosTemporal(d: {
   cliente: Client;
   taskQueue: string;
@@ -14,18 +14,16 @@ export function crearRegistradorPagosTemporal(d: {
 }): RegistradorPagos {
   return {
     async registrar(a, pago) {
-      const inicio = new WithStartWorkflowOperation<typeof registrarPago>('registrarPago', {
+      await iniciarOUnirse<typeof registrarPago>(d.cliente, {
+        tipo: 'registrarPago',
         workflowId: idPago(pago.id),
         taskQueue: d.taskQueue,
-        args: [{ pagoId: pago.id, cuentaId: a.cuentaId, modo: a.modo }],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: `Pago ${pago.id} de ${pago.facturas.length} factura(s)`,
-        typedSearchAttributes: atributosPago(a, pago),
+        entrada: { pagoId: pago.id, cuentaId: a.cuentaId, modo: a.modo },
+        resumen: `Pago ${pago.id} de ${pago.facturas.length} factura(s)`,
+        atributos: atributosPago(a, pago),
+        espera: esperarPago,
+        esperaMs: d.esperaMs,
       });
-      await esperarAcotado(
-        d.cliente.workflow.executeUpdateWithStart(esperarPago, { startWorkflowOperation: inicio }),
-        d.esperaMs,
-      );
     },
   };
 }

@@ -1,10 +1,10 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
 import { esperarTimbrado, type timbrarFactura } from '../workflows/timbrado';
 import { atributosFactura } from '../workflows/atributos';
-import { esperarAcotado } from './espera';
+import { iniciarOUnirse } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
 
@@ -29,18 +29,16 @@ export function crearTimbradorTemporal(d: {
       }
     },
     async timbrar(a, factura) {
-      const inicio = new WithStartWorkflowOperation<typeof timbrarFactura>('timbrarFactura', {
+      await iniciarOUnirse<typeof timbrarFactura>(d.cliente, {
+        tipo: 'timbrarFactura',
         workflowId: idTimbrado(factura.id),
         taskQueue: d.taskQueue,
-        args: [{ facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo }],
-        workflowIdConflictPolicy: 'USE_EXISTING',
-        staticSummary: `Timbrado de la factura ${factura.id}`,
-        typedSearchAttributes: atributosFactura(a, factura, 'timbrando'),
+        entrada: { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo },
+        resumen: `Timbrado de la factura ${factura.id}`,
+        atributos: atributosFactura(a, factura, 'timbrando'),
+        espera: esperarTimbrado,
+        esperaMs: d.esperaMs,
       });
-      await esperarAcotado(
-        d.cliente.workflow.executeUpdateWithStart(esperarTimbrado, { startWorkflowOperation: inicio }),
-        d.esperaMs,
-      );
     },
   };
 }
