@@ -2,7 +2,7 @@ import { d, decimalesDe } from '../cfdi/decimal';
 import { calcularPagos } from '../cfdi/pagos';
 import type { DesgloseImpuestosPago, DocumentoPagadoEntrada, LineaImpuestoPago } from '../cfdi/pagos';
 import type { FilaFactura } from '../db/repositorios/facturas';
-import type { DocumentoFactura } from '../dominio/factura';
+import { cancelacionEnCurso, type DocumentoFactura } from '../dominio/factura';
 import type { ParcialidadPago, RechazoPago, SolicitudPago } from '../dominio/pago';
 
 /** Anexo 20 fixes the one concept of a type P CFDI. */
@@ -113,11 +113,21 @@ export function armarPago(e: Entrada): PagoArmado {
         `${p}.factura`,
       );
     }
+    if (cancelacionEnCurso(f.cancelacion)) {
+      return rechazo(
+        'conflicto',
+        'cancelacion_en_curso',
+        `La factura ${f.id} tiene una cancelación en curso: no admite pagos mientras el SAT la resuelve.`,
+        `${p}.factura`,
+      );
+    }
     if (f.tipo === 'pago' || f.metodo_pago !== 'PPD') {
       return rechazo(
         'regla_de_negocio',
         'factura_no_ppd',
-        `La factura ${f.id} no es PPD: una factura PUE se considera pagada al emitirse y no lleva pagos.`,
+        f.tipo === 'pago'
+          ? `${f.id} es un CFDI de pago: solo se pagan facturas de ingreso PPD.`
+          : `La factura ${f.id} no es PPD: una factura PUE se considera pagada al emitirse y no lleva pagos.`,
         `${p}.factura`,
       );
     }
@@ -148,7 +158,8 @@ export function armarPago(e: Entrada): PagoArmado {
         `${p}.imp_pagado`,
       );
     }
-    if (s.fecha_pago < entrada.fecha) {
+    // By calendar day: money received on the invoice's day is fine, whatever the hour.
+    if (s.fecha_pago.slice(0, 10) < entrada.fecha.slice(0, 10)) {
       return rechazo(
         'regla_de_negocio',
         'fecha_pago_anterior',

@@ -6,6 +6,7 @@ import { validarComprobante } from '../cfdi/validacion';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo } from '../dominio/alcance';
 import { RegistroDuplicado } from '../dominio/errores';
@@ -30,6 +31,7 @@ export type PacTimbrado = Pick<PuertoPac, 'timbrar' | 'consultarTimbre'>;
 
 export interface DepsTimbrado {
   facturas: RepositorioFacturas;
+  pagos: Pick<RepositorioPagos, 'revertir'>;
   eventos: RepositorioEventos;
   certificados: RepositorioCertificados;
   transacciones: Transacciones;
@@ -157,13 +159,23 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       }
     },
 
-    /** A definitive rejection: the invoice stays a draft with the error, and the sealed XML is dropped. */
+    /**
+     * A definitive rejection: the invoice stays a draft with the error, and the sealed XML is dropped. A payment
+     * CFDI the PAC refused never became a document: its payment gives the balances back and ends `rechazado`.
+     */
     async registrarRechazo(e: EntradaTimbrado, error: ErrorTimbrado): Promise<void> {
       const a = alcanceSistema(e);
       await d.transacciones.ejecutar(async (tx) => {
         const f = await d.facturas.bloquear(tx, a, e.facturaId);
         if (!f || f.timbrado_estado !== 'pendiente') return;
         await d.facturas.guardarRechazo(tx, a, e.facturaId, error);
+        if (f.tipo === 'pago') {
+          await d.pagos.revertir(tx, a, e.facturaId, {
+            tipo: 'regla_de_negocio',
+            codigo: 'timbrado_rechazado',
+            mensaje: `El PAC rechazó el CFDI de pago ${e.facturaId}: ${error.codigo} ${error.mensaje} El pago no quedó registrado y los saldos no cambiaron: corrija la causa y registre el pago de nuevo.`,
+          });
+        }
         const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
         await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', { ...error, factura });
       });

@@ -556,6 +556,8 @@ section { margin-top: 4.5mm; }
 dl.datos { display: grid; grid-template-columns: max-content 1fr; gap: 0.5mm 3mm; margin: 0; }
 dl.datos.dos { grid-template-columns: max-content 1fr max-content 1fr; }
 dl.datos.dos dd.ancha { grid-column: span 3; }
+/* A wide value's label starts a row of its own: after an odd number of pairs it would sit in column 3. */
+dl.datos.dos dt:has(+ dd.ancha) { grid-column: 1; }
 dl.datos dt { color: #6b6b6b; }
 dl.datos dd { margin: 0; overflow-wrap: anywhere; }
 .desc { color: #4a4a4a; }

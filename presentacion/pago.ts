@@ -9,21 +9,22 @@ import { saldosParcialidad } from './importes';
  */
 export function dtoPago(f: FilaPago) {
   const s = f.solicitud;
-  const registrado = f.estado === 'registrado';
+  // The ledger's figures once it took the payment (also after a PAC rejection gave them back).
+  const enLibro = f.parcialidades.length > 0;
   return {
     id: f.id,
     objeto: 'pago' as const,
     modo: f.modo,
     organizacion: f.organizacion_id,
     factura_pago: f.factura_pago_id,
-    estado: registrado ? f.factura_pago_estado! : f.estado,
+    estado: f.estado === 'registrado' ? f.factura_pago_estado! : f.estado,
     uuid: f.factura_pago_uuid,
     fecha_pago: s.fecha_pago,
     forma_pago: s.forma_pago,
     moneda: s.moneda,
     tipo_cambio: s.tipo_cambio,
     monto: fijo(d(s.monto), s.decimales_moneda),
-    facturas_pagadas: registrado
+    facturas_pagadas: enLibro
       ? f.parcialidades.map((p) => ({
           factura: p.factura,
           uuid: p.uuid,

@@ -141,8 +141,17 @@ export function crearServicioPagos(deps: DepsPagos) {
         throw regla('importe_invalido', `${p}.equivalencia debe ser mayor que cero.`, `${p}.equivalencia`);
       }
     });
-    const fecha = fechaLocal(e.fecha_pago, husoHorario);
-    if (fecha > fechaCfdi(ahora(), husoHorario)) {
+    const ahoraLocal = fechaCfdi(ahora(), husoHorario);
+    let fecha = fechaLocal(e.fecha_pago, husoHorario);
+    // Today's date alone before noon means "today": the time is now rather than a noon still to come.
+    if (
+      SOLO_FECHA.test(e.fecha_pago) &&
+      fecha.slice(0, 10) === ahoraLocal.slice(0, 10) &&
+      fecha > ahoraLocal
+    ) {
+      fecha = ahoraLocal;
+    }
+    if (fecha > ahoraLocal) {
       throw regla(
         'fecha_pago_futura',
         `fecha_pago ${fecha} es posterior a este momento: registre los pagos ya recibidos.`,
@@ -176,21 +185,12 @@ export function crearServicioPagos(deps: DepsPagos) {
     const f = await fila(a, id);
     if (f.estado === 'rechazado') {
       const e = f.error!;
-      throw new ErrorNegocio(e.tipo, e.codigo, e.mensaje, e.parametro);
+      // Refused by a rule, nothing of it exists; refused by the PAC, its draft CFDI remains to look at.
+      const detalle = f.factura_pago_id ? { factura: f.factura_pago_id, pago: id } : {};
+      throw new ErrorNegocio(e.tipo, e.codigo, e.mensaje, e.parametro, detalle);
     }
     if (f.estado === 'registrando') return { pago: dtoPago(f), pendiente: true };
-    const cfdi = (await deps.facturas.obtener(a, f.factura_pago_id!))!;
-    if (cfdi.timbrado_estado === 'fallido') {
-      const e = cfdi.timbrado_error!;
-      throw new ErrorNegocio(
-        'regla_de_negocio',
-        'timbrado_rechazado',
-        `El pago ${id} quedó registrado, pero el PAC rechazó su CFDI de pago ${cfdi.id}: ${e.codigo} ${e.mensaje} Corrija y vuelva a timbrarlo con POST /v1/facturas/${cfdi.id}/timbrar.`,
-        undefined,
-        { factura: cfdi.id, pago: id },
-      );
-    }
-    return { pago: dtoPago(f), pendiente: cfdi.timbrado_estado !== 'timbrada' };
+    return { pago: dtoPago(f), pendiente: f.factura_pago_estado !== 'timbrada' };
   }
 
   return {

@@ -2,6 +2,7 @@ import {
   allHandlersFinished,
   condition,
   defineUpdate,
+  patched,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -10,6 +11,8 @@ import type { Actividades } from '../activities';
 import type { EntradaPago } from '../activities/pagos';
 import { ATRIBUTOS } from './atributos';
 import { generarPdf, timbrarConPasos, type ResultadoTimbrado } from './timbrado';
+
+const PARCHE_TIMBRANDO = 'pago-estado-timbrando';
 
 /** `rechazado`: a rule refused the payment; otherwise what became of its CFDI's stamping. */
 export type ResultadoPago = 'rechazado' | ResultadoTimbrado;
@@ -41,7 +44,11 @@ export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
     upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: 'rechazado' }]);
   } else {
     const cfdi = { facturaId: paso.facturaPagoId, cuentaId: e.cuentaId, modo: e.modo };
-    upsertSearchAttributes([{ key: ATRIBUTOS.FacturaId, value: paso.facturaPagoId }]);
+    // Version 2 shows the stamping as `timbrando`, so the README's stuck-stamping filter finds payments too.
+    upsertSearchAttributes([
+      { key: ATRIBUTOS.FacturaId, value: paso.facturaPagoId },
+      ...(patched(PARCHE_TIMBRANDO) ? [{ key: ATRIBUTOS.EstadoFactura, value: 'timbrando' }] : []),
+    ]);
     resultado = await timbrarConPasos(cfdi);
     upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: resultado }]);
     if (resultado === 'timbrada') await generarPdf(cfdi);

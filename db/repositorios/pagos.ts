@@ -137,21 +137,6 @@ export function crearRepositorioPagos(db: Knex) {
       return conAlcance(conexion(db, tx), 'pagos', a).select('estado').where({ id }).forUpdate().first();
     },
 
-    /**
-     * The ledger rows of each invoice still counting, for balances: read after the invoices are locked, since
-     * every write of an invoice's ledger holds its lock.
-     */
-    async vigentesDe(
-      tx: Transaccion,
-      a: Alcance,
-      facturaIds: string[],
-    ): Promise<{ factura_id: string; num_parcialidad: number; imp_pagado: string }[]> {
-      return conAlcance(conexion(db, tx), 'pagos_facturas', a)
-        .select('factura_id', 'num_parcialidad', 'imp_pagado')
-        .whereIn('factura_id', facturaIds)
-        .andWhere('vigente', true);
-    },
-
     /** Writes the ledger and marks the payment registered, inside the transaction that holds the locks. */
     async registrar(
       tx: Transaccion,
@@ -181,24 +166,45 @@ export function crearRepositorioPagos(db: Knex) {
     },
 
     /**
-     * A cancelled payment CFDI gives its amounts back: its rows stop counting (they stay as history). Returns
-     * the payment, if the CFDI was one.
+     * A payment CFDI cancelled, or rejected by the PAC, gives its amounts back: its rows stop counting (they stay
+     * as history). The paid invoices are locked first, in id order as the ledger step does, so a payment being
+     * registered on them waits and then reads the balance given back. A rejection also ends the payment
+     * `rechazado` with its error. Returns the payment, if the CFDI was one.
      */
-    async revertir(tx: Transaccion, a: Alcance, facturaPagoId: string): Promise<string | undefined> {
+    async revertir(
+      tx: Transaccion,
+      a: Alcance,
+      facturaPagoId: string,
+      rechazo?: RechazoPago,
+    ): Promise<string | undefined> {
       const c = conexion(db, tx);
       const p = await conAlcance(c, 'pagos', a)
         .select('id')
         .where({ factura_pago_id: facturaPagoId })
         .first();
       if (!p) return undefined;
+      const pagadas = await conAlcance(c, 'pagos_facturas', a).select('factura_id').where({ pago_id: p.id });
+      await conAlcance(c, 'facturas', a)
+        .select('id')
+        .whereIn(
+          'id',
+          pagadas.map((x: { factura_id: string }) => x.factura_id),
+        )
+        .orderBy('id')
+        .forUpdate();
       await conAlcance(c, 'pagos_facturas', a).where({ pago_id: p.id }).update({ vigente: false });
-      await conAlcance(c, 'pagos', a).where({ id: p.id }).update({ actualizado_en: new Date() });
+      await conAlcance(c, 'pagos', a)
+        .where({ id: p.id })
+        .update({
+          actualizado_en: new Date(),
+          ...(rechazo ? { estado: 'rechazado', error: JSON.stringify(rechazo) } : {}),
+        });
       return p.id as string;
     },
 
     /** Payments still counting against an invoice (their CFDI not cancelled): the invoice cannot be cancelled. */
-    async vigentesDeFactura(a: Alcance, facturaId: string): Promise<string[]> {
-      const filas = await conAlcance(db, 'pagos_facturas', a)
+    async vigentesDeFactura(a: Alcance, facturaId: string, tx?: Transaccion): Promise<string[]> {
+      const filas = await conAlcance(conexion(db, tx), 'pagos_facturas', a)
         .select('pago_id')
         .where({ factura_id: facturaId, vigente: true });
       return filas.map((f: { pago_id: string }) => f.pago_id);

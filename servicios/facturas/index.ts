@@ -161,6 +161,15 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           'id',
         );
       }
+      if (f.tipo === 'pago') {
+        // Its payment gave the balances back when the PAC refused it: stamping it now would bill nothing.
+        throw new ErrorNegocio(
+          'conflicto',
+          'cfdi_de_pago_rechazado',
+          `${id} es el CFDI de un pago que el PAC rechazó y que ya no cuenta en los saldos: registre el pago de nuevo con POST /v1/pagos.`,
+          'id',
+        );
+      }
       deps.timbrador.exigirDisponible(a);
       await repo.pedirTimbrado(a, id, await conPartesActuales(a, f));
       await deps.timbrador.timbrar(a, { id, organizacionId: f.organizacion_id });
@@ -200,23 +209,6 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           'id',
         );
       }
-      const pagos = await deps.pagos.vigentesDeFactura(a, id);
-      if (pagos.length) {
-        throw new ErrorNegocio(
-          'conflicto',
-          'factura_con_pagos_vigentes',
-          `La factura ${id} tiene pagos registrados (${pagos.join(', ')}): cancele primero sus CFDI de pago.`,
-          'id',
-        );
-      }
-      if (cancelacionEnCurso(f.cancelacion)) {
-        throw new ErrorNegocio(
-          'conflicto',
-          'cancelacion_en_curso',
-          `La cancelación de ${id} ya está en curso.`,
-          'id',
-        );
-      }
       if (s.motivo === '01' && s.uuid_sustitucion) {
         const sustituta = await repo.timbradaPorUuid(a, f.organizacion_id, s.uuid_sustitucion);
         const relaciona = (sustituta?.documento.entrada.relaciones ?? []).some(
@@ -231,13 +223,40 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           );
         }
       }
-      const ahoraIso = ahora().toISOString();
-      await repo.guardarCancelacion(a, id, {
-        estado: 'solicitada',
-        motivo: s.motivo,
-        uuid_sustitucion: s.uuid_sustitucion?.toUpperCase() ?? null,
-        solicitada_en: ahoraIso,
-        actualizada_en: ahoraIso,
+      // Under the invoice's lock: a payment being registered on it, or a second request, waits and then sees
+      // this one (and this one sees theirs).
+      await deps.transacciones.ejecutar(async (tx) => {
+        const actual = (await repo.bloquear(tx, a, id))!;
+        const pagos = await deps.pagos.vigentesDeFactura(a, id, tx);
+        if (pagos.length) {
+          throw new ErrorNegocio(
+            'conflicto',
+            'factura_con_pagos_vigentes',
+            `La factura ${id} tiene pagos registrados (${pagos.join(', ')}): cancele primero sus CFDI de pago.`,
+            'id',
+          );
+        }
+        if (cancelacionEnCurso(actual.cancelacion)) {
+          throw new ErrorNegocio(
+            'conflicto',
+            'cancelacion_en_curso',
+            `La cancelación de ${id} ya está en curso.`,
+            'id',
+          );
+        }
+        const ahoraIso = ahora().toISOString();
+        await repo.guardarCancelacion(
+          a,
+          id,
+          {
+            estado: 'solicitada',
+            motivo: s.motivo,
+            uuid_sustitucion: s.uuid_sustitucion?.toUpperCase() ?? null,
+            solicitada_en: ahoraIso,
+            actualizada_en: ahoraIso,
+          },
+          { tx },
+        );
       });
       await deps.cancelador.cancelar(a, { id, organizacionId: f.organizacion_id });
       return resultadoCancelacion(a, id);

@@ -101,17 +101,6 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
       const p = propio(a, id);
       return p && { estado: p.estado };
     },
-    async vigentesDe(tx, a, facturaIds) {
-      exigirAbierta(tx);
-      return libro
-        .todas()
-        .filter((r) => enAlcance(a)(r) && r.vigente && facturaIds.includes(r.factura))
-        .map((r) => ({
-          factura_id: r.factura,
-          num_parcialidad: r.num_parcialidad,
-          imp_pagado: r.imp_pagado,
-        }));
-    },
     async registrar(tx, a, id, facturaPagoId, parcialidades) {
       exigirAbierta(tx);
       for (const p of parcialidades) {
@@ -138,7 +127,8 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
         libro.cambiar(r.id, { vigente: false });
       return p.id;
     },
-    async vigentesDeFactura(a, facturaId) {
+    async vigentesDeFactura(a, facturaId, tx) {
+      exigirAbierta(tx);
       return libro
         .todas()
         .filter((r) => enAlcance(a)(r) && r.vigente && r.factura === facturaId)
