@@ -408,6 +408,8 @@ describe('worker muerto (SIGKILL) después del libro y antes del timbrado del CF
 
     const final = await pagoFinal(c, pagoId, 120_000);
     expect(final).toMatchObject({ estado: 'timbrada', factura_pago: registrado.factura_pago_id });
+    // The workflow ends (PDF included) on the second worker.
+    expect(await pila.cliente.workflow.getHandle(`pago:${pagoId}`).result()).toBe('timbrada');
     expect(final.facturas_pagadas[0]).toMatchObject({ num_parcialidad: 1, imp_pagado: '1234.56' });
     expect(await timbresDePagosDe(pila, f.uuid)).toEqual([final.uuid]);
     const filas = await libroDe(pila, f.id);
