@@ -1,3 +1,4 @@
+import { loadavg } from 'node:os';
 import { crearKnex } from '../db/conexion';
 import { cpuEntre, instantaneaCpu } from './cpu-procesos';
 import {
@@ -27,6 +28,7 @@ function contar(estados: Map<number, number>, status: number) {
 async function main() {
   const db = crearKnex(config.databaseUrl);
   await exigirPilaSana();
+  const cargaAntes = loadavg()[0]!;
   const { llave: k, org } = await cuentaLista(db, 'Bench pagos');
   const hoy = () => new Date().toISOString();
   const ppd = (extra: Record<string, unknown> = {}) =>
@@ -95,6 +97,9 @@ async function main() {
   const linea = (nombre: string, r: typeof rUna, estados: Map<number, number>) =>
     `${nombre}: ${f(r.porSegundo)}/s  p50 ${f(r.p50)} ms  p99 ${f(r.p99)} ms  estados ${JSON.stringify(Object.fromEntries(estados))}`;
   console.log(`node ${process.version}, ${N} operaciones por carga, ${CLIENTES} clientes concurrentes`);
+  console.log(
+    `carga media de la máquina (1 min): ${cargaAntes.toFixed(1)} al empezar, ${loadavg()[0]!.toFixed(1)} al terminar`,
+  );
   console.log(linea('(a) pagos a UNA factura (serializados por su bloqueo)', rUna, estadosUna));
   console.log(linea('(b) pagos a facturas distintas', rDistintas, estadosDistintas));
   console.log(
