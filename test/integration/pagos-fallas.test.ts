@@ -21,9 +21,15 @@ const aTexto = (c: bigint) => `${c / 100n}.${String(c % 100n).padStart(2, '0')}`
 
 const hoy = () => new Date().toISOString();
 const dormir = (ms: number) => new Promise((r) => setTimeout(r, ms));
+// Every account issues as the same RFC: without a folio of its own, two invoices sealed in the same second
+// are one document to the PAC (307, cfdi_duplicado).
+const folio = () => `F${Date.now()}${Math.floor(Math.random() * 1e6)}`;
 
 async function ppd(c: Cuenta): Promise<FacturaPpd> {
-  const r = await c.http.post('/v1/facturas', facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined }));
+  const r = await c.http.post(
+    '/v1/facturas',
+    facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined, folio: folio() }),
+  );
   expect(r.status).toBe(201);
   return r.body as FacturaPpd;
 }
@@ -376,7 +382,7 @@ describe('worker muerto (SIGKILL) después del libro y antes del timbrado del CF
     const f = await esperar(async () => {
       const r = await c.http.post(
         '/v1/facturas',
-        facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined }),
+        facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined, folio: folio() }),
       );
       return r.status === 201 ? (r.body as FacturaPpd) : undefined;
     }, 60_000);
