@@ -49,6 +49,13 @@ export function crearActividadesPagos(d: DepsPagos) {
      */
     async registrarPagoEnLibro(e: EntradaPago): Promise<PasoPago> {
       const a = alcanceSistema(e);
+      // Read before the transaction: the request never changes, and no query may wait for a second pool
+      // connection while this one holds the invoices' locks (a full pool would wait on those locks).
+      const pago = await d.pagos.obtener(a, e.pagoId);
+      if (!pago) throw new Error(`pago ${e.pagoId} inexistente`);
+      const org = (await d.organizaciones.obtener(a, pago.organizacion_id))!;
+      const cp = d.catalogos.codigoPostal(org.codigo_postal)!;
+      const cert = await d.certificados.activoConSecretos(a, org.id);
       return d.transacciones.ejecutar(async (tx): Promise<PasoPago> => {
         const bloqueado = await d.pagos.bloquear(tx, a, e.pagoId);
         if (!bloqueado) throw new Error(`pago ${e.pagoId} inexistente`);
@@ -58,17 +65,15 @@ export function crearActividadesPagos(d: DepsPagos) {
             ? { estado: 'registrado', facturaPagoId: p.factura_pago_id! }
             : { estado: 'rechazado', error: p.error! };
         }
-        const pago = (await d.pagos.obtener(a, e.pagoId, tx))!;
+        // No plain read before this lock: the transaction's snapshot starts after it, so the ledger read
+        // with the invoices includes every payment committed by whoever held them before.
         const ids = [...new Set(pago.solicitud.facturas_pagadas.map((f) => f.factura))];
         const facturas = await d.facturas.bloquearVarias(tx, a, ids);
-        const org = (await d.organizaciones.obtener(a, pago.organizacion_id))!;
-        const cp = d.catalogos.codigoPostal(org.codigo_postal)!;
 
         const rechazar = async (error: RechazoPago): Promise<PasoPago> => {
           await d.pagos.rechazar(tx, a, e.pagoId, error);
           return { estado: 'rechazado', error };
         };
-        const cert = await d.certificados.activoConSecretos(a, org.id);
         if (!cert || new Date(cert.valido_hasta).getTime() <= ahora().getTime()) {
           return rechazar({
             tipo: 'regla_de_negocio',

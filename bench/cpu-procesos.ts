@@ -1,4 +1,5 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { raizProyecto } from '../config/rutas';
 
 /** CPU milliseconds per process group of the local stack, read from /proc (Linux). */
 export type CpuPorGrupo = Record<string, number>;
@@ -12,6 +13,8 @@ const GRUPOS: [string, RegExp][] = [
   ['chromium', /chrom/],
 ];
 
+const raiz = raizProyecto();
+
 // USER_HZ is 100 on Linux: utime and stime are in 10 ms ticks.
 const MS_POR_TICK = 10;
 
@@ -19,7 +22,10 @@ function grupoDe(pid: string): string | undefined {
   if (Number(pid) === process.pid) return 'bench';
   try {
     const linea = readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-    return GRUPOS.find(([, patron]) => patron.test(linea))?.[0];
+    const grupo = GRUPOS.find(([, patron]) => patron.test(linea))?.[0];
+    // Another clone's stack (a test run's Temporal, workers) on the same machine is not this stack.
+    if (grupo && grupo !== 'mariadb' && !readlinkSync(`/proc/${pid}/cwd`).startsWith(raiz)) return undefined;
+    return grupo;
   } catch {
     return undefined;
   }

@@ -1,19 +1,28 @@
 import { createPrivateKey, randomUUID } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { construirComprobante } from '../cfdi/comprobante/construir';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { leerCertificado } from '../cfdi/csd';
 import { fechaCfdi } from '../cfdi/fecha';
-import { cargarConfigSinSecretos } from '../config/config';
-import { directorioSat } from '../config/rutas';
 import { crearKnex } from '../db/conexion';
-import { crearCuentaConLlave } from '../db/repositorios/cuentas';
 import { crearPacFinkok } from '../pac/finkok/cliente';
-import { cpuEntre, instantaneaCpu, type CpuPorGrupo } from './cpu-procesos';
+import { cpuEntre, instantaneaCpu } from './cpu-procesos';
 import { listo, type flujoVacio } from './flujo-vacio';
+import {
+  CLIENTES,
+  carga,
+  cer,
+  concepto,
+  config,
+  cpuPorOperacion,
+  cuentaLista,
+  exigirPilaSana,
+  facturaNueva,
+  key,
+  pedir,
+  receptor,
+} from './pila-http';
 
 /**
  * `npm run bench:timbrado`, with `make up` running: POST /v1/facturas with auto-stamping through the whole
@@ -21,53 +30,7 @@ import { listo, type flujoVacio } from './flujo-vacio';
  * without Temporal in this one process (build, seal, PAC call, MySQL write) for the ratio.
  * Last line: timbrado_por_segundo=<n>.
  */
-const CLIENTES = 16;
 const N = Number(process.env.BENCH_N ?? 400);
-const config = cargarConfigSinSecretos();
-const api = `http://127.0.0.1:${config.api.port}`;
-const CSD = join(directorioSat(), 'csd', 'valid-csd', 'EKU9003173C9_CSD_30001000000500003416');
-const cer = readFileSync(`${CSD}.cer`);
-const key = readFileSync(`${CSD}.key`);
-
-async function pedir(metodo: string, ruta: string, llave: string, cuerpo?: unknown) {
-  const r = await fetch(`${api}${ruta}`, {
-    method: metodo,
-    headers: {
-      authorization: `Basic ${Buffer.from(`${llave}:`).toString('base64')}`,
-      'content-type': 'application/json',
-    },
-    body: cuerpo === undefined ? undefined : JSON.stringify(cuerpo),
-  });
-  return { status: r.status, body: (await r.json()) as Record<string, unknown> };
-}
-
-const percentil = (xs: number[], p: number) =>
-  [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
-
-async function carga(n: number, paso: (i: number) => Promise<void>) {
-  const tiempos: number[] = [];
-  let siguiente = 0;
-  const t0 = performance.now();
-  await Promise.all(
-    Array.from({ length: CLIENTES }, async () => {
-      while (siguiente < n) {
-        const i = siguiente++;
-        const t = performance.now();
-        await paso(i);
-        tiempos.push(performance.now() - t);
-      }
-    }),
-  );
-  const s = (performance.now() - t0) / 1000;
-  return { porSegundo: n / s, p50: percentil(tiempos, 0.5), p99: percentil(tiempos, 0.99) };
-}
-
-/** `grupo ms` per invoice, biggest first, and the total. */
-function porFactura(cpu: CpuPorGrupo): string {
-  const filas = Object.entries(cpu).sort((a, b) => b[1] - a[1]);
-  const total = filas.reduce((t, [, ms]) => t + ms, 0);
-  return [...filas, ['total', total] as const].map(([g, ms]) => `${g} ${(ms / N).toFixed(1)} ms`).join(', ');
-}
 
 /**
  * What the Temporal server alone allows: the same concurrency of Update-With-Start against a workflow that
@@ -106,47 +69,10 @@ async function pisoTemporal() {
 
 async function main() {
   const db = crearKnex(config.databaseUrl);
-  const salud = await fetch(`${api}/salud`).catch(() => undefined);
-  if (salud?.status !== 200) throw new Error(`la pila no está sana en ${api}: ejecute make up primero`);
-  const { llave } = await crearCuentaConLlave(db, 'Bench timbrado');
-  const k = llave.secreto;
-  const org = await pedir('POST', '/v1/organizaciones', k, {
-    rfc: 'EKU9003173C9',
-    nombre: 'ESCUELA KEMPER URGATE',
-    regimen_fiscal: '601',
-    codigo_postal: '42501',
-  });
-  await pedir('POST', '/v1/certificados', k, {
-    organizacion: org.body.id,
-    cer: cer.toString('base64'),
-    llave: key.toString('base64'),
-    contrasena: '12345678a',
-  });
-  const receptor = {
-    rfc: 'MASO451221PM4',
-    nombre: 'MARIA OLIVIA MARTINEZ SAGAZ',
-    regimen_fiscal: '612',
-    domicilio_fiscal: '80290',
-    uso_cfdi: 'G03',
-  };
-  await pedir('POST', '/v1/clientes', k, { ...receptor, organizacion: org.body.id });
-  const concepto = {
-    cantidad: '1',
-    clave_prod_serv: '80111600',
-    clave_unidad: 'E48',
-    descripcion: 'Servicio de consultoría',
-    valor_unitario: '1000',
-    objeto_imp: '02',
-    impuestos: { traslados: [{ impuesto: '002', tipo_factor: 'Tasa' as const, tasa_o_cuota: '0.160000' }] },
-  };
+  await exigirPilaSana();
+  const { llave: k, org } = await cuentaLista(db, 'Bench timbrado');
   const estados = new Map<number, number>();
-  const factura = () => ({
-    organizacion: org.body.id,
-    tipo: 'ingreso',
-    cliente: receptor.rfc,
-    forma_pago: '03',
-    conceptos: [concepto],
-  });
+  const factura = () => facturaNueva(org);
   await carga(20, async () => void (await pedir('POST', '/v1/facturas', k, factura())));
   const cpu0 = instantaneaCpu();
   const pila = await carga(N, async () => {
@@ -201,8 +127,8 @@ async function main() {
   console.log(
     `Temporal solo (flujo vacío con Update-With-Start, mismo servidor, worker en este proceso): ${f(piso.porSegundo)}/s  p50 ${f(piso.p50)} ms  p99 ${f(piso.p99)} ms`,
   );
-  console.log(`CPU por factura, pila completa: ${porFactura(cpuPila)}`);
-  console.log(`CPU por factura, sin Temporal: ${porFactura(cpuDirecto)}`);
+  console.log(`CPU por factura, pila completa: ${cpuPorOperacion(cpuPila, N)}`);
+  console.log(`CPU por factura, sin Temporal: ${cpuPorOperacion(cpuDirecto, N)}`);
   console.log(`razon=${(pila.porSegundo / directo.porSegundo).toFixed(2)}`);
   console.log(`timbrado_por_segundo=${f(pila.porSegundo)}`);
 }

@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createInterface } from 'node:readline';
+import type { ChildProcess } from 'node:child_process';
 import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
+import { fallasPac, lanzarWorkerProceso } from '../support/fallas';
 
 /** How many stamps the sandbox PAC holds for an invoice, found by its unique Folio. */
 const timbresDelFolio = async (pila: Pila, folio: string) =>
@@ -16,15 +16,6 @@ async function estadoFinal(c: Awaited<ReturnType<typeof cuentaLista>>, id: strin
     const f = await c.http.get(`/v1/facturas/${id}`);
     return f.body.timbrado.estado === 'pendiente' ? undefined : f.body;
   }, ms);
-}
-
-async function fallas(pila: Pila, modo: 'normal' | 'caido') {
-  const r = await fetch(`${pila.pacUrl}/sandbox/fallas`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ modo }),
-  });
-  expect(r.ok).toBe(true);
 }
 
 describe('timbrado exactamente una vez ante fallas', () => {
@@ -47,14 +38,14 @@ describe('timbrado exactamente una vez ante fallas', () => {
   });
 
   it('PAC caído: responde 202 pendiente, reintenta con backoff y timbra al recuperarse', async () => {
-    await fallas(pila, 'caido');
+    await fallasPac(pila, 'caido');
     const f = folio();
     const r = await c.http.post('/v1/facturas', facturaNueva(c, { folio: f }));
     expect(r.status).toBe(202);
     expect(r.body).toMatchObject({ estado: 'borrador', uuid: null, timbrado: { estado: 'pendiente' } });
     await new Promise((res) => setTimeout(res, 3000));
     expect((await c.http.get(`/v1/facturas/${r.body.id}`)).body.timbrado.estado).toBe('pendiente');
-    await fallas(pila, 'normal');
+    await fallasPac(pila, 'normal');
     const final = await estadoFinal(c, r.body.id);
     expect(final.estado).toBe('timbrada');
     expect(await timbresDelFolio(pila, f)).toEqual([final.uuid]);
@@ -66,30 +57,11 @@ describe('worker muerto a mitad del timbrado (SIGKILL de un proceso real)', () =
   let c: Awaited<ReturnType<typeof cuentaLista>>;
   const hijos: ChildProcess[] = [];
 
-  /** The real worker process (dist/worker/main.js) on this test's task queue, PAC and database. */
-  async function lanzarWorker(): Promise<ChildProcess> {
-    const hijo = spawn(process.execPath, ['dist/worker/main.js'], {
-      env: {
-        ...process.env,
-        TEMPORAL_TASK_QUEUE: pila.taskQueue,
-        PAC_SANDBOX_URL: pila.pacUrl,
-        LOG_LEVEL: 'info',
-      },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+  const lanzarWorker = async () => {
+    const hijo = await lanzarWorkerProceso(pila);
     hijos.push(hijo);
-    await new Promise<void>((resolve, reject) => {
-      const t = setTimeout(() => reject(new Error('el worker no arrancó')), 60_000);
-      createInterface({ input: hijo.stdout! }).on('line', (l) => {
-        if (l.includes('worker listo')) {
-          clearTimeout(t);
-          resolve();
-        }
-      });
-      hijo.once('exit', (code) => reject(new Error(`el worker terminó (${code})`)));
-    });
     return hijo;
-  }
+  };
 
   beforeAll(async () => {
     pila = await iniciarPila({ worker: false, timbradoEsperaMs: 1000 });
