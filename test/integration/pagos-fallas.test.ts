@@ -118,7 +118,12 @@ const cuantas = <T>(xs: T[], v: T) => xs.filter((x) => x === v).length;
  * registered with one ledger row per paid invoice, one `pago.creado` each, one payment CFDI each, and
  * every stamped payment CFDI with one UUID and one `factura.timbrada`.
  */
-async function verificarCuenta(pila: Pila, c: Cuenta, pagosEsperados: string[]) {
+async function verificarCuenta(
+  pila: Pila,
+  c: Cuenta,
+  pagosEsperados: string[],
+  rechazadosPorPac: string[] = [],
+) {
   const pagos = (await pila
     .db('pagos')
     .where({ cuenta_id: c.cuentaId })
@@ -129,7 +134,10 @@ async function verificarCuenta(pila: Pila, c: Cuenta, pagosEsperados: string[]) 
     factura_pago_id: string | null;
   }[];
   expect(pagos.map((p) => p.id).sort()).toEqual([...pagosEsperados].sort());
-  expect(pagos.filter((p) => p.estado !== 'registrado')).toEqual([]);
+  // A payment whose CFDI the PAC refused ends `rechazado` (its ledger rows stay, not counting).
+  expect(
+    pagos.filter((p) => p.estado !== (rechazadosPorPac.includes(p.id) ? 'rechazado' : 'registrado')),
+  ).toEqual([]);
 
   const libro = (await pila.db('pagos_facturas').where({ cuenta_id: c.cuentaId }).select('pago_id')) as {
     pago_id: string;
@@ -262,7 +270,7 @@ describe('pagos simultáneos y fallas del timbrado del CFDI de pago', () => {
     await verificarCuenta(pila, c, [r.body.id]);
   }, 180_000);
 
-  it('el PAC rechaza el CFDI de pago: 422 timbrado_rechazado con factura y pago; el pago cuenta y su CFDI queda en borrador', async () => {
+  it('el PAC rechaza el CFDI de pago: 422 timbrado_rechazado con factura y pago; el pago no cuenta y su parcialidad queda libre', async () => {
     const c = await cuentaLista(pila);
     const f = await ppd(c);
     const r = await c.http.post(
@@ -278,20 +286,11 @@ describe('pagos simultáneos y fallas del timbrado del CFDI de pago', () => {
 
     const p = (await c.http.get(`/v1/pagos/${pagoId}`)).body;
     expect(p).toMatchObject({
-      estado: 'borrador',
+      estado: 'rechazado',
       factura_pago: cfdiId,
       uuid: null,
-      error: null,
-      facturas_pagadas: [
-        {
-          factura: f.id,
-          num_parcialidad: 1,
-          imp_saldo_anterior: f.total,
-          imp_pagado: '1000.00',
-          imp_saldo_insoluto: aTexto(centavos(f.total) - 100000n),
-          vigente: true,
-        },
-      ],
+      error: { codigo: 'timbrado_rechazado' },
+      facturas_pagadas: [{ factura: f.id, num_parcialidad: 1, imp_pagado: '1000.00', vigente: false }],
     });
     const cfdi = (await c.http.get(`/v1/facturas/${cfdiId}`)).body;
     expect(cfdi).toMatchObject({
@@ -301,29 +300,29 @@ describe('pagos simultáneos y fallas del timbrado del CFDI de pago', () => {
       pago: pagoId,
       timbrado: { estado: 'fallido', ultimo_error: { codigo: 'CFDI40145' } },
     });
-    expect((await c.http.get(`/v1/facturas/${f.id}`)).body.saldo_insoluto).toBe(
-      aTexto(centavos(f.total) - 100000n),
-    );
+    // The balance was given back in the rejection's own transaction.
+    expect((await c.http.get(`/v1/facturas/${f.id}`)).body).toMatchObject({
+      saldo_insoluto: f.total,
+      num_parcialidades: 0,
+    });
     const eventos = await eventosDe(pila, c.cuentaId);
-    const fallidos = () =>
-      eventos.filter((e) => e.tipo === 'factura.timbrado_fallido' && e.datos.factura?.id === cfdiId);
-    expect(fallidos()).toHaveLength(1);
+    const fallidos = (ev: typeof eventos) =>
+      ev.filter((e) => e.tipo === 'factura.timbrado_fallido' && e.datos.factura?.id === cfdiId);
+    expect(fallidos(eventos)).toHaveLength(1);
     expect(eventos.filter((e) => e.tipo === 'pago.creado').map((e) => e.datos.id)).toEqual([pagoId]);
 
-    // The magic serie is inside the stored document: stamping again is rejected the same way.
+    // Its CFDI cannot be stamped any more: the payment is registered again instead.
     const otra = await c.http.post(`/v1/facturas/${cfdiId}/timbrar`);
-    expect(otra.status).toBe(422);
-    expect(otra.body.error).toMatchObject({ codigo: 'timbrado_rechazado', factura: cfdiId });
-    const despues = (await c.http.get(`/v1/facturas/${cfdiId}`)).body;
-    expect(despues).toMatchObject({ estado: 'borrador', timbrado: { estado: 'fallido' } });
-    expect(
-      (await eventosDe(pila, c.cuentaId)).filter(
-        (e) => e.tipo === 'factura.timbrado_fallido' && e.datos.factura?.id === cfdiId,
-      ),
-    ).toHaveLength(2);
+    expect(otra.status).toBe(409);
+    expect(otra.body.error).toMatchObject({ codigo: 'cfdi_de_pago_rechazado', parametro: 'id' });
+    expect(fallidos(await eventosDe(pila, c.cuentaId))).toHaveLength(1);
     expect(await timbresDePagosDe(pila, f.uuid)).toEqual([]);
+
+    const nuevo = await c.http.post('/v1/pagos', pago(c, [[f.id, '1000.00']]));
+    expect(nuevo.status).toBe(201);
+    expect(nuevo.body.facturas_pagadas[0]).toMatchObject({ num_parcialidad: 1, vigente: true });
     verificarCadena(await libroDe(pila, f.id), f.total);
-    await verificarCuenta(pila, c, [pagoId]);
+    await verificarCuenta(pila, c, [pagoId, nuevo.body.id], [pagoId]);
   }, 180_000);
 
   it('la misma Clave-Idempotencia dos veces a la vez: un solo pago en el libro', async () => {

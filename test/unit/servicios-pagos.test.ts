@@ -10,11 +10,16 @@ import {
 let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
 let llamadas: Parameters<RegistradorPagos['registrar']>[1][];
 let servicio: ReturnType<typeof crearServicioPagos>;
+let rechazoPac: { codigo: string; mensaje: string } | undefined;
 
-/** The payment workflow without Temporal: the real ledger activity, then the fake stamping of the CFDI. */
+/**
+ * The payment workflow without Temporal: the real ledger activity, then the fake stamping of the CFDI; a
+ * rejection goes through the real `registrarRechazo`, as the workflow does.
+ */
 beforeEach(async () => {
   x = await crearEntornoActividades();
   llamadas = [];
+  rechazoPac = undefined;
   servicio = crearServicioPagos({
     pagos: x.m.pagos,
     facturas: x.m.facturas,
@@ -30,9 +35,12 @@ beforeEach(async () => {
           cuentaId: a.cuentaId,
           modo: a.modo,
         });
-        if (paso.estado === 'registrado') {
-          await x.s.timbrador.timbrar(a, { id: paso.facturaPagoId, organizacionId: pago.organizacionId });
+        if (paso.estado !== 'registrado') return;
+        if (rechazoPac) {
+          await x.act.registrarRechazo(x.entrada(paso.facturaPagoId), rechazoPac);
+          return;
         }
+        await x.s.timbrador.timbrar(a, { id: paso.facturaPagoId, organizacionId: pago.organizacionId });
       },
     },
   });
@@ -67,14 +75,49 @@ describe('servicio de pagos', () => {
     expect(r).toMatchObject({ pendiente: true, pago: { estado: 'borrador' } });
   });
 
-  it('el PAC rechaza el CFDI de pago: timbrado_rechazado con la factura y el pago; el pago cuenta', async () => {
+  it('el PAC rechaza el CFDI de pago: timbrado_rechazado con la factura y el pago, y los saldos vuelven', async () => {
     const f = await ppd();
-    x.s.timbrador.desenlace({ rechazo: { codigo: 'CFDI40145', mensaje: 'rechazado' } });
+    rechazoPac = { codigo: 'CFDI40145', mensaje: 'rechazado' };
     const e = await errorNegocio(servicio.crear(x.a, pago(f.id)));
     expect(e).toMatchObject({ tipo: 'regla_de_negocio', codigo: 'timbrado_rechazado' });
+    expect(e.message).toContain('CFDI40145');
     expect(e.detalle.pago).toMatch(/^pago_/);
     expect(e.detalle.factura).toMatch(/^fac_/);
-    expect((await x.s.facturas.obtener(x.a, f.id)).num_parcialidades).toBe(1);
+    expect(await x.s.facturas.obtener(x.a, f.id)).toMatchObject({
+      num_parcialidades: 0,
+      saldo_insoluto: f.total,
+    });
+    const rechazado = await servicio.obtener(x.a, e.detalle.pago!);
+    expect(rechazado).toMatchObject({
+      estado: 'rechazado',
+      error: { codigo: 'timbrado_rechazado' },
+      facturas_pagadas: [{ factura: f.id, num_parcialidad: 1, vigente: false }],
+    });
+    // The refused CFDI cannot be stamped: its payment no longer counts.
+    await expect(x.s.facturas.timbrar(x.a, e.detalle.factura!)).rejects.toMatchObject({
+      codigo: 'cfdi_de_pago_rechazado',
+    });
+    // The instalment number is free again.
+    rechazoPac = undefined;
+    const otro = await servicio.crear(x.a, pago(f.id));
+    expect(otro.pago.facturas_pagadas[0]).toMatchObject({ num_parcialidad: 1, vigente: true });
+  });
+
+  it('un pago a una factura con cancelación en curso: 409 cancelacion_en_curso', async () => {
+    const f = await ppd();
+    x.s.cancelador.desenlace('en_proceso');
+    await x.s.facturas.cancelar(x.a, f.id, { motivo: '02' });
+    const e = await errorNegocio(servicio.crear(x.a, pago(f.id)));
+    expect(e).toMatchObject({ tipo: 'conflicto', codigo: 'cancelacion_en_curso' });
+  });
+
+  it('fecha_pago de hoy sin hora, antes del mediodía: la hora es este momento, no un mediodía futuro', async () => {
+    const f = await ppd();
+    // 09:30 in Tiempo del Centro (UTC−6).
+    const dia = x.reloj.ahora.toISOString().slice(0, 10);
+    x.reloj.ahora = new Date(`${dia}T15:30:00Z`);
+    const r = await servicio.crear(x.a, pago(f.id, { fecha_pago: dia }));
+    expect(r.pago.fecha_pago).toBe(`${dia}T09:30:00`);
   });
 
   it('una regla del libro se responde con su error y el pago queda rechazado fuera de las listas', async () => {

@@ -119,12 +119,15 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
         pagos.cambiar(id, { estado: 'rechazado', error: copiaJson(error), actualizado_en: new Date() });
       }
     },
-    async revertir(tx, a, facturaPagoId) {
+    async revertir(tx, a, facturaPagoId, rechazo) {
       exigirAbierta(tx);
       const p = pagos.todas().find((x) => enAlcance(a)(x) && x.factura_pago_id === facturaPagoId);
       if (!p) return undefined;
       for (const r of libro.todas().filter((x) => x.pago_id === p.id))
         libro.cambiar(r.id, { vigente: false });
+      if (rechazo) {
+        pagos.cambiar(p.id, { estado: 'rechazado', error: copiaJson(rechazo), actualizado_en: new Date() });
+      }
       return p.id;
     },
     async vigentesDeFactura(a, facturaId, tx) {
