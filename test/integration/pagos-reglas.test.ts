@@ -51,6 +51,8 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
   let c: Awaited<ReturnType<typeof cuentaLista>>;
   let otraCuenta: Awaited<ReturnType<typeof cuentaLista>>;
   let otraOrg: string;
+  let live: ClienteHttp;
+  let orgLive: string;
   const f: Record<
     | 'ppd'
     | 'pue'
@@ -96,10 +98,11 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
 
     // The same account's live mode: a draft there is enough (the test configuration has no live PAC).
     await habilitarLive(pila.db, c.cuentaId);
-    const live = clienteHttp(pila.url, await llaveLiveDirecta(pila.db, c.cuentaId));
-    const orgLive = await live.post('/v1/organizaciones', ORGANIZACION);
-    expect(orgLive.status).toBe(201);
-    expect((await live.post('/v1/clientes', { ...CLIENTE, organizacion: orgLive.body.id })).status).toBe(201);
+    live = clienteHttp(pila.url, await llaveLiveDirecta(pila.db, c.cuentaId));
+    const creada = await live.post('/v1/organizaciones', ORGANIZACION);
+    expect(creada.status).toBe(201);
+    orgLive = creada.body.id;
+    expect((await live.post('/v1/clientes', { ...CLIENTE, organizacion: orgLive })).status).toBe(201);
 
     const borradorPpd = { metodo_pago: 'PPD', auto_timbrar: false, conceptos: [conceptoIva('100')] };
     [
@@ -137,7 +140,7 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
       ),
       crearFactura(live, {
         ...facturaNueva(c, borradorPpd),
-        organizacion: orgLive.body.id,
+        organizacion: orgLive,
         forma_pago: undefined,
       }),
       ppd({ conceptos: [conceptoIva('5000')] }),
@@ -421,6 +424,20 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
       expect(await foto()).toEqual(antes);
     });
 
+    it('modo live sin PAC configurado: 503 pac_no_disponible y nada registrado', async () => {
+      const r = await live.post('/v1/pagos', {
+        organizacion: orgLive,
+        fecha_pago: ahora(),
+        forma_pago: '03',
+        monto: '1.00',
+        facturas_pagadas: [{ factura: f.live.id, imp_pagado: '1.00' }],
+      });
+      expect(r.status).toBe(503);
+      expect(r.body.error).toMatchObject({ tipo: 'servicio_no_disponible', codigo: 'pac_no_disponible' });
+      expect((await live.get('/v1/pagos')).body.datos).toEqual([]);
+      expect(await pila.db('pagos').where({ cuenta_id: c.cuentaId, modo: 'live' })).toEqual([]);
+    });
+
     it('los rechazos no tocaron la factura: un pago del saldo completo sigue siendo la parcialidad 1', async () => {
       const { pago } = await pagar({
         fecha_pago: ahora(),
@@ -582,11 +599,14 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
       expect(buscar(xml, 'pago20:Pago')).toHaveLength(1);
 
       // A third payment of h alone, to make its numbering differ from g's.
+      // Amounts without decimals are written with the currency's two.
       const tercero = await pagar({
         fecha_pago: ahora(),
-        monto: '500.00',
-        facturas_pagadas: [{ factura: f.h.id, imp_pagado: '500.00' }],
+        monto: '500',
+        facturas_pagadas: [{ factura: f.h.id, imp_pagado: '500' }],
       });
+      expect(tercero.pago).toMatchObject({ monto: '500.00' });
+      expect(tercero.pago.facturas_pagadas[0]).toMatchObject({ imp_pagado: '500.00' });
       expect(tercero.pago.facturas_pagadas[0]).toMatchObject({
         num_parcialidad: 3,
         imp_saldo_insoluto: '6000.00',
@@ -689,6 +709,67 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
       expect((await c.http.get(`/v1/pagos?factura=${f.pue.id}`)).body.datos).toEqual([]);
       const uno = await c.http.get(`/v1/pagos/${registrados[0]!.id}`);
       expect(uno.body).toMatchObject({ id: registrados[0]!.id, estado: 'timbrada', error: null });
+      // One pago.creado per registered payment, none for the refused ones.
+      const eventos = await c.http.get('/v1/eventos?tipo=pago.creado&paginacion.limite=100');
+      expect(eventos.body.datos.map((e: { datos: { id: string } }) => e.datos.id).sort()).toEqual(
+        registrados.map((p) => p.id).sort(),
+      );
+    });
+
+    it('el CFDI de pago es una factura tipo pago sin saldo; pagarlo → 422 factura_no_ppd', async () => {
+      const p = registrados[0]!;
+      const cfdi = await c.http.get(`/v1/facturas/${p.factura_pago}`);
+      expect(cfdi.body).toMatchObject({
+        tipo: 'pago',
+        estado: 'timbrada',
+        uuid: p.uuid,
+        pago: p.id,
+        moneda: 'XXX',
+        total: '0',
+        saldo_insoluto: null,
+        num_parcialidades: 0,
+        parcialidades: [],
+      });
+      const r = await c.http.post('/v1/pagos', {
+        organizacion: c.org,
+        fecha_pago: ahora(),
+        forma_pago: '03',
+        monto: '1.00',
+        facturas_pagadas: [{ factura: p.factura_pago, imp_pagado: '1.00' }],
+      });
+      expect(r.status).toBe(422);
+      expect(r.body.error).toMatchObject({
+        codigo: 'factura_no_ppd',
+        parametro: 'facturas_pagadas[0].factura',
+      });
+    });
+
+    it('un pago rechazado bajo el bloqueo se lee como rechazado, con su error, y no se lista', async () => {
+      const [fila] = await pila
+        .db('pagos')
+        .where({ cuenta_id: c.cuentaId, modo: 'test', estado: 'rechazado' })
+        .orderBy('id')
+        .limit(1);
+      const r = await c.http.get(`/v1/pagos/${fila.id}`);
+      expect(r.body).toMatchObject({
+        estado: 'rechazado',
+        factura_pago: null,
+        uuid: null,
+        error: {
+          tipo: 'regla_de_negocio',
+          codigo: 'factura_no_ppd',
+          parametro: 'facturas_pagadas[1].factura',
+        },
+      });
+      expect(r.body.facturas_pagadas[1]).toMatchObject({
+        factura: f.pue.id,
+        num_parcialidad: null,
+        imp_saldo_anterior: null,
+        vigente: false,
+      });
+      const d = await pila.cliente.workflow.getHandle(`pago:${fila.id}`).describe();
+      expect(d.typedSearchAttributes.get(ATRIBUTOS.EstadoFactura)).toBe('rechazado');
+      expect(d.typedSearchAttributes.get(ATRIBUTOS.FacturaId)).toBeUndefined();
     });
 
     it('de otra cuenta o inexistente: 404 (pago_no_encontrado, factura_no_encontrada, organizacion_no_encontrada)', async () => {
@@ -723,6 +804,7 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
       expect(sa.get(ATRIBUTOS.FacturaId)).toBe(doble.factura_pago);
       expect(sa.get(ATRIBUTOS.CuentaId)).toBe(c.cuentaId);
       expect(sa.get(ATRIBUTOS.Modo)).toBe('test');
+      expect(sa.get(ATRIBUTOS.EstadoFactura)).toBe('timbrada');
 
       const deH = registrados
         .filter((p) => p.facturas_pagadas.some((x) => x.factura === f.h.id))
