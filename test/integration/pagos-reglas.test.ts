@@ -501,31 +501,61 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
       expect((await c.http.get(`/v1/facturas/${f.usd.id}`)).body).toEqual(antes.body);
       expect((await c.http.get(`/v1/pagos?factura=${f.usd.id}`)).body.datos).toEqual([]);
 
-      // 0.05 USD per MXN (20 MXN/USD): 116.00 USD = 2320.00 MXN.
+      // 0.05 USD per MXN (20 MXN/USD): 58.00 USD = 1160.00 MXN. The organization by its RFC.
       const { pago, xml } = await pagar({
         ...sin,
-        facturas_pagadas: [{ factura: f.usd.id, imp_pagado: '116.00', equivalencia: '0.05' }],
+        organizacion: ORGANIZACION.rfc,
+        monto: '1160.00',
+        facturas_pagadas: [{ factura: f.usd.id, imp_pagado: '58.00', equivalencia: '0.05' }],
       });
-      expect(pago).toMatchObject({ moneda: 'MXN', tipo_cambio: null, monto: '2320.00' });
+      expect(pago).toMatchObject({ organizacion: c.org, moneda: 'MXN', tipo_cambio: null, monto: '1160.00' });
       expect(pago.facturas_pagadas[0]).toMatchObject({
         moneda: 'USD',
         equivalencia: '0.05',
         imp_saldo_anterior: '116.00',
-        imp_saldo_insoluto: '0.00',
+        imp_saldo_insoluto: '58.00',
       });
       const [p] = buscar(xml, 'pago20:Pago');
-      expect(p!.atributos).toMatchObject({ MonedaP: 'MXN', TipoCambioP: '1', Monto: '2320.00' });
+      expect(p!.atributos).toMatchObject({ MonedaP: 'MXN', TipoCambioP: '1', Monto: '1160.00' });
       const [dr] = buscar(xml, 'pago20:DoctoRelacionado');
       expect(dr!.atributos).toMatchObject({ MonedaDR: 'USD', EquivalenciaDR: '0.05' });
-      // 100 USD base + 16 USD IVA, in pesos.
-      expect(buscar(xml, 'pago20:Totales')[0]!.atributos).toMatchObject({
-        TotalTrasladosBaseIVA16: '2000.00',
-        TotalTrasladosImpuestoIVA16: '320.00',
-        MontoTotalPagos: '2320.00',
+      // Half of 100 USD base + 16 USD IVA, in pesos.
+      expect(buscar(xml, 'pago20:Totales')[0]!.atributos).toEqual({
+        TotalTrasladosBaseIVA16: '1000.00',
+        TotalTrasladosImpuestoIVA16: '160.00',
+        MontoTotalPagos: '1160.00',
+      });
+
+      // The rest in dollars: same currency, EquivalenciaDR 1, Totales at 20.50 MXN/USD.
+      const resto = await pagar({
+        fecha_pago: ahora(),
+        moneda: 'USD',
+        tipo_cambio: '20.5',
+        monto: '58.00',
+        facturas_pagadas: [{ factura: f.usd.id, imp_pagado: '58.00' }],
+      });
+      expect(resto.pago.facturas_pagadas[0]).toMatchObject({
+        num_parcialidad: 2,
+        equivalencia: null,
+        imp_saldo_anterior: '58.00',
+        imp_saldo_insoluto: '0.00',
+      });
+      expect(buscar(resto.xml, 'pago20:Pago')[0]!.atributos).toMatchObject({
+        MonedaP: 'USD',
+        Monto: '58.00',
+      });
+      expect(buscar(resto.xml, 'pago20:DoctoRelacionado')[0]!.atributos).toMatchObject({
+        MonedaDR: 'USD',
+        EquivalenciaDR: '1',
+      });
+      expect(buscar(resto.xml, 'pago20:Totales')[0]!.atributos).toEqual({
+        TotalTrasladosBaseIVA16: '1025.00',
+        TotalTrasladosImpuestoIVA16: '164.00',
+        MontoTotalPagos: '1189.00',
       });
       expect((await c.http.get(`/v1/facturas/${f.usd.id}`)).body).toMatchObject({
         saldo_insoluto: '0.00',
-        num_parcialidades: 1,
+        num_parcialidades: 2,
       });
     });
   });
