@@ -48,7 +48,6 @@ export const comoCancelable = (f: FilaTimbre): TimbreCancelable => ({
   plazoAceptacionMs: f.plazo_aceptacion_ms,
 });
 
-
 /** What the handlers need from the store: an interface, so tests can hand them a fake. */
 export interface AlmacenTimbres {
   porHuellas(huella: string, huellaSello: string): Promise<FilaTimbre | undefined>;
