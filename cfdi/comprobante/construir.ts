@@ -110,8 +110,27 @@ export function construirComprobante(c: ComprobanteEntrada): { nodo: Nodo; impor
   );
   hijos.push(...impuestosGlobales(imp));
 
+  // Named one by one: spreading the whole input into a new object cost V8 its fast path (+13 µs a document,
+  // bench:cfdi).
   const raiz = nodoComprobante(
-    { ...c, subtotal: imp.subtotal, descuento: imp.descuento, total: imp.total },
+    {
+      serie: c.serie,
+      folio: c.folio,
+      fecha: c.fecha,
+      forma_pago: c.forma_pago,
+      no_certificado: c.no_certificado,
+      certificado: c.certificado,
+      condiciones_pago: c.condiciones_pago,
+      subtotal: imp.subtotal,
+      descuento: imp.descuento,
+      moneda: c.moneda,
+      tipo_cambio: c.tipo_cambio,
+      total: imp.total,
+      tipo: c.tipo,
+      exportacion: c.exportacion,
+      metodo_pago: c.metodo_pago,
+      lugar_expedicion: c.lugar_expedicion,
+    },
     hijos,
   );
   return { nodo: raiz, importes: imp };

@@ -129,6 +129,6 @@ export function construirComprobantePago(e: PagoDocumentoEntrada): Nodo {
         ]),
       ]),
     ],
-    [PAGOS20],
+    PAGOS20,
   );
 }
