@@ -43,7 +43,7 @@ export function crearActividadesPagos(d: DepsPagos) {
   return {
     /**
      * The ledger step, in one transaction: locks the payment, then its invoices in id order (two payments
-     * never deadlock), checks every rule against the current balances, and either refuses (nothing but the
+     * wait for each other instead of deadlocking), checks every rule against the current balances, and either refuses (nothing but the
      * refusal is written) or writes the payment CFDI's draft, the ledger rows and `pago.creado` together.
      * A second run finds the payment decided and changes nothing.
      */
@@ -65,8 +65,8 @@ export function crearActividadesPagos(d: DepsPagos) {
             ? { estado: 'registrado', facturaPagoId: p.factura_pago_id! }
             : { estado: 'rechazado', error: p.error! };
         }
-        // No plain read before this lock: the transaction's snapshot starts after it, so the ledger read
-        // with the invoices includes every payment committed by whoever held them before.
+        // Every read after this lock sees the latest commit (READ COMMITTED, db/transacciones.ts): the ledger
+        // read with the invoices includes every payment committed by whoever held them before.
         const ids = [...new Set(pago.solicitud.facturas_pagadas.map((f) => f.factura))];
         const facturas = await d.facturas.bloquearVarias(tx, a, ids);
 
