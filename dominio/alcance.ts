@@ -1,6 +1,5 @@
 /** Test mode stamps with the sandbox PAC; live mode with the real one. Every business row has one. */
 export type Modo = 'test' | 'live';
-export const MODOS: readonly Modo[] = ['test', 'live'];
 
 /** Who is asking: every query of a business resource is scoped by account and mode. */
 export interface Alcance {

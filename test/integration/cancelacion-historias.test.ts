@@ -1,15 +1,11 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
 import { cuentaLista, facturaNueva } from '../support/facturas';
+import { leerHistoria, repetirHistoria } from '../support/historias';
 import { iniciarPila, type Pila } from '../support/pila';
 
 // Cancellations may wait days for the receiver: those running when the tracking window was deployed must
 // still replay (they keep polling without a window), and new ones record the patch.
 
-const paquete = () => ({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } });
 const { EventType } = temporal.api.enums.v1;
 
 describe('historias de la cancelación', () => {
@@ -20,25 +16,13 @@ describe('historias de la cancelación', () => {
   afterAll(() => pila.detener());
 
   it('replays a cancellation recorded before the tracking window (no patch marker)', async () => {
-    const json = JSON.parse(
-      readFileSync(join(__dirname, '../fixtures/historias/cancelacion-sin-plazo.json'), 'utf8'),
-    ) as {
-      events: {
-        eventType: string;
-        activityTaskScheduledEventAttributes?: { activityType: { name: string } };
-      }[];
-    };
-    const programadas = json.events
-      .map((e) => e.activityTaskScheduledEventAttributes?.activityType.name)
-      .filter(Boolean);
+    const { historia, programadas, conMarcadores } = leerHistoria('cancelacion-sin-plazo.json');
     // Requested, polled while the receiver decided, then accepted.
     expect(programadas[0]).toBe('solicitarCancelacion');
     expect(programadas.slice(1).every((n) => n === 'consultarCancelacion')).toBe(true);
     expect(programadas.length).toBeGreaterThan(1);
-    expect(json.events.some((e) => e.eventType === 'EVENT_TYPE_MARKER_RECORDED')).toBe(false);
-    await expect(
-      Worker.runReplayHistory(paquete(), historyFromJSON(json), 'cancelacion:historia-sin-plazo'),
-    ).resolves.toBeUndefined();
+    expect(conMarcadores).toBe(false);
+    await expect(repetirHistoria(historia, 'cancelacion:historia-sin-plazo')).resolves.toBeUndefined();
   });
 
   it('a cancellation of the current code records the patch, and its history replays', async () => {
@@ -57,6 +41,6 @@ describe('historias de la cancelación', () => {
       (e) => e.eventType === EventType.EVENT_TYPE_MARKER_RECORDED,
     );
     expect(marcadores).toHaveLength(1);
-    await expect(Worker.runReplayHistory(paquete(), historia, handle.workflowId)).resolves.toBeUndefined();
+    await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
   });
 });

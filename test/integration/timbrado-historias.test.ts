@@ -1,15 +1,10 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
 import { temporal } from '@temporalio/proto';
-import { Worker } from '@temporalio/worker';
 import { cuentaLista, facturaNueva } from '../support/facturas';
+import { leerHistoria, repetirHistoria } from '../support/historias';
 import { iniciarPila, type Pila } from '../support/pila';
 
 // A deployment must not break stampings already running: every history the workflow code ever wrote
 // has to replay with the current code (a determinism error would leave them stuck).
-
-const paquete = () => ({ workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! } });
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -21,24 +16,11 @@ describe('historias del timbrado', () => {
   afterAll(() => pila.detener());
 
   it('replays a stamping recorded before the local activities (every step a regular activity)', async () => {
-    const json = JSON.parse(
-      readFileSync(join(__dirname, '../fixtures/historias/timbrado-actividades-remotas.json'), 'utf8'),
-    ) as {
-      events: {
-        eventType: string;
-        activityTaskScheduledEventAttributes?: { activityType: { name: string } };
-      }[];
-    };
+    const { historia, programadas, conMarcadores } = leerHistoria('timbrado-actividades-remotas.json');
     // What the fixture is: the three steps scheduled on the server, no marker.
-    const programadas = json.events
-      .map((e) => e.activityTaskScheduledEventAttributes?.activityType.name)
-      .filter(Boolean);
     expect(programadas).toEqual(['prepararTimbrado', 'enviarAlPac', 'generarPdf']);
-    expect(json.events.some((e) => e.eventType === 'EVENT_TYPE_MARKER_RECORDED')).toBe(false);
-
-    await expect(
-      Worker.runReplayHistory(paquete(), historyFromJSON(json), 'timbrado:historia-remota'),
-    ).resolves.toBeUndefined();
+    expect(conMarcadores).toBe(false);
+    await expect(repetirHistoria(historia, 'timbrado:historia-remota')).resolves.toBeUndefined();
   });
 
   it('a stamping of the current code seals and stamps locally, and its history replays', async () => {
@@ -53,6 +35,6 @@ describe('historias del timbrado', () => {
     // Patch marker + prepararTimbrado + enviarAlPac as markers; only the PDF is scheduled on the server.
     expect(contar(EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(3);
     expect(contar(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBe(1);
-    await expect(Worker.runReplayHistory(paquete(), historia, handle.workflowId)).resolves.toBeUndefined();
+    await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
   });
 });
