@@ -48,7 +48,7 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
       const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
       if (estado === 'cancelada') await d.eventos.registrar(tx, a, 'factura.cancelada', factura);
       if (estado === 'rechazada' || estado === 'vencida')
-        await d.eventos.registrar(tx, a, 'factura.cancelacion_fallida', { ...error, factura });
+        await d.eventos.registrar(tx, a, 'factura.cancelacion_fallida', factura);
     });
   }
 

@@ -1,6 +1,8 @@
 import type { Modo } from '../dominio/alcance';
 import type { PuertoPac } from '../pac/puerto';
 import { crearActividadesCancelacion, type DepsCancelacion } from './cancelacion';
+import { crearActividadesCertificados, type DepsAvisosCertificados } from './certificados';
+import { crearActividadesEntregas, type DepsEntregas } from './entregas';
 import { crearActividadesPagos, type DepsPagos } from './pagos';
 import { crearActividadesPdf, type GeneradorPdf } from './pdf';
 import { crearActividadesSonda, type DepsSonda } from './sonda-salud';
@@ -9,7 +11,9 @@ import { crearActividadesTimbrado, type DepsTimbrado } from './timbrado';
 export type DepsActividades = DepsSonda &
   DepsTimbrado &
   DepsPagos &
-  DepsCancelacion & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
+  DepsCancelacion &
+  DepsEntregas &
+  DepsAvisosCertificados & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
 export function crearActividades(deps: DepsActividades) {
@@ -19,6 +23,8 @@ export function crearActividades(deps: DepsActividades) {
     ...crearActividadesPagos(deps),
     ...crearActividadesPdf(deps),
     ...crearActividadesCancelacion(deps),
+    ...crearActividadesEntregas(deps),
+    ...crearActividadesCertificados(deps),
   };
 }
 

@@ -12,6 +12,7 @@ import { alcanceSistema, type Modo } from '../dominio/alcance';
 import { RegistroDuplicado } from '../dominio/errores';
 import type { ErrorTimbrado } from '../dominio/factura';
 import type { PuertoPac, TimbreObtenido } from '../pac/puerto';
+import { mensajeCertificadoVencido } from '../presentacion/certificado';
 import { dtoFactura } from '../presentacion/factura';
 import type { Boveda } from '../seguridad/boveda';
 import { comprobanteSinSello } from './comprobante';
@@ -104,6 +105,12 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
           },
         };
       }
+      if (new Date(cert.valido_hasta).getTime() <= ahora().getTime()) {
+        return {
+          estado: 'rechazado',
+          error: { codigo: 'certificado_vencido', mensaje: mensajeCertificadoVencido(cert) },
+        };
+      }
       const { llave, certificado } = abrirCsd(e, cert);
 
       const doc = f.documento;
@@ -177,7 +184,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
           });
         }
         const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
-        await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', { ...error, factura });
+        await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', factura);
       });
     },
   };

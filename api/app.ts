@@ -15,6 +15,7 @@ import { rutasFacturas } from './rutas/facturas';
 import { rutasOrganizaciones } from './rutas/organizaciones';
 import { rutasPagos } from './rutas/pagos';
 import { rutasSalud } from './rutas/salud';
+import { rutasWebhooks } from './rutas/webhooks';
 import type { DepsSalud } from './salud/verificar';
 
 export interface DepsApi {
@@ -58,6 +59,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasCertificados(servicios.certificados));
   app.use(rutasFacturas(servicios.facturas, servicios.eventos));
   app.use(rutasPagos(servicios.pagos));
+  app.use(rutasWebhooks(servicios.webhooks));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

@@ -1,8 +1,10 @@
+import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioClientes } from '../db/repositorios/clientes';
 import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
+import { crearRepositorioEntregas } from '../db/repositorios/entregas';
 import { crearRepositorioEventos } from '../db/repositorios/eventos';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
@@ -10,9 +12,11 @@ import { crearRepositorioLlaves } from '../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
 import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioProductos } from '../db/repositorios/productos';
+import { crearRepositorioWebhooks } from '../db/repositorios/webhooks';
 import { crearTransacciones } from '../db/transacciones';
+import type { Logger } from '../log/logger';
 import type { Boveda } from '../seguridad/boveda';
-import { crearServicioCertificados } from '../servicios/certificados';
+import { crearServicioCertificados, crearVerificadorCsd } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
 import { crearServicioCuenta } from '../servicios/cuenta';
 import { crearServicioEventos } from '../servicios/eventos';
@@ -21,6 +25,8 @@ import { crearServicioLlaves } from '../servicios/llaves';
 import { crearServicioOrganizaciones } from '../servicios/organizaciones';
 import { crearServicioPagos, type RegistradorPagos } from '../servicios/pagos';
 import { crearServicioProductos } from '../servicios/productos';
+import { crearServicioWebhooks } from '../servicios/webhooks';
+import { crearDespachadorTemporal } from '../temporal/despachador';
 
 /** The composition root: repositories over the database, services over repositories. */
 export function crearServicios(deps: {
@@ -30,8 +36,25 @@ export function crearServicios(deps: {
   timbrador: Timbrador;
   cancelador: Cancelador;
   registradorPagos: RegistradorPagos;
+  /** Delivery workflows start from here for the events the API writes, and for resends. */
+  temporal: { cliente: Client; taskQueue: string; programaEntregasS?: number[] };
+  logger: Logger;
+  webhooksLocalesEnTest: boolean;
 }) {
   const { db, catalogos, boveda, timbrador, cancelador } = deps;
+  const eventos = crearRepositorioEventos(db);
+  const entregas = crearRepositorioEntregas(db);
+  const despachador = crearDespachadorTemporal({
+    cliente: deps.temporal.cliente,
+    taskQueue: deps.temporal.taskQueue,
+    programaS: deps.temporal.programaEntregasS,
+    eventos,
+    entregas,
+    logger: deps.logger,
+  });
+  const transacciones = crearTransacciones(db, { alConfirmarEventos: despachador.despachar });
+  const certificados = crearRepositorioCertificados(db);
+  const csdVigente = crearVerificadorCsd({ certificados });
   const facturasRepo = crearRepositorioFacturas(db);
   const pagosRepo = crearRepositorioPagos(db);
   const llavesRepo = crearRepositorioLlaves(db);
@@ -46,7 +69,6 @@ export function crearServicios(deps: {
     organizaciones,
     catalogos,
   });
-  const eventos = crearRepositorioEventos(db);
   return {
     llavesRepo,
     idempotencia: crearRepositorioIdempotencia(db, boveda),
@@ -59,7 +81,7 @@ export function crearServicios(deps: {
     facturas: crearServicioFacturas({
       facturas: facturasRepo,
       pagos: pagosRepo,
-      transacciones: crearTransacciones(db),
+      transacciones,
       eventos,
       clientes: clientesRepo,
       organizaciones,
@@ -67,9 +89,19 @@ export function crearServicios(deps: {
       catalogos,
       timbrador,
       cancelador,
+      csdVigente,
+    }),
+    webhooks: crearServicioWebhooks({
+      webhooks: crearRepositorioWebhooks(db),
+      entregas,
+      eventos,
+      transacciones,
+      boveda,
+      iniciador: despachador,
+      localesEnTest: deps.webhooksLocalesEnTest,
     }),
     certificados: crearServicioCertificados({
-      certificados: crearRepositorioCertificados(db),
+      certificados,
       organizaciones,
       boveda,
     }),
@@ -80,6 +112,7 @@ export function crearServicios(deps: {
       catalogos,
       timbrador,
       registrador: deps.registradorPagos,
+      csdVigente,
     }),
   };
 }

@@ -42,6 +42,9 @@ async function main() {
         taskQueue: config.temporal.taskQueue,
         esperaMs: config.timbradoEsperaMs,
       }),
+      temporal: { cliente: temporal, taskQueue: config.temporal.taskQueue },
+      logger,
+      webhooksLocalesEnTest: config.webhooksLocalesEnTest,
     }),
     limite: config.limiteSolicitudes,
     salud: {

@@ -14,7 +14,7 @@ export interface Lista<T> {
 const codificar = (id: string) => Buffer.from(JSON.stringify({ v: 1, id })).toString('base64url');
 
 /** The id prefix of each list's items: a cursor only walks the list that issued it. */
-export type PrefijoLista = 'org' | 'cli' | 'prod' | 'cert' | 'llave' | 'fac' | 'evt' | 'pago';
+export type PrefijoLista = 'org' | 'cli' | 'prod' | 'cert' | 'llave' | 'fac' | 'evt' | 'pago' | 'wh' | 'ent';
 
 function decodificar(cursor: string, prefijo: PrefijoLista): string {
   try {

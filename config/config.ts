@@ -171,6 +171,12 @@ export const VARIABLES = {
     esquema: entero(604_800_000, 1000, 2_592_000_000),
     defecto: '604800000',
   },
+  WEBHOOKS_LOCALES_EN_TEST: {
+    descripcion:
+      'true: los webhooks de modo test pueden apuntar a loopback y redes privadas (desarrollo local). En un despliegue compartido use false: el modo test queda como live (solo direcciones públicas, aunque admite http).',
+    esquema: z.enum(['true', 'false']).default('true'),
+    defecto: 'true',
+  },
   SALUD_TIMEOUT_MS: {
     descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
     esquema: entero(5000, 100, 60_000),
@@ -234,6 +240,7 @@ export interface Config {
   timbradoEsperaMs: number;
   cancelacionSondeoMs: number;
   cancelacionPlazoMs: number;
+  webhooksLocalesEnTest: boolean;
 }
 
 export class ConfigError extends Error {}
@@ -289,6 +296,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
     cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,
+    webhooksLocalesEnTest: e.WEBHOOKS_LOCALES_EN_TEST === 'true',
   };
 }
 

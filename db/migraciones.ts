@@ -9,6 +9,7 @@ import * as m007 from './migrations/007_folios';
 import * as m008 from './migrations/008_idempotencia_cifrada';
 import * as m009 from './migrations/009_timbres_sandbox';
 import * as m010 from './migrations/010_pagos';
+import * as m011 from './migrations/011_webhooks';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -27,6 +28,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '008_idempotencia_cifrada': m008,
   '009_timbres_sandbox': m009,
   '010_pagos': m010,
+  '011_webhooks': m011,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -15,11 +15,37 @@ export interface Transacciones {
  * reads through a secondary index take gap locks that deadlock against a concurrent insert (two payments of
  * the same invoices). Under READ COMMITTED every read sees the latest commit and locks only the rows it finds.
  */
-export function crearTransacciones(db: Knex): Transacciones {
+export function crearTransacciones(db: Knex, o: OpcionesTransacciones = {}): Transacciones {
   return {
-    ejecutar: (trabajo) =>
-      db.transaction((trx) => trabajo(trx as unknown as Transaccion), { isolationLevel: 'read committed' }),
+    async ejecutar(trabajo) {
+      const eventos: string[] = [];
+      const r = await db.transaction(
+        (trx) => {
+          eventosDe.set(trx, eventos);
+          return trabajo(trx as unknown as Transaccion);
+        },
+        { isolationLevel: 'read committed' },
+      );
+      if (eventos.length) o.alConfirmarEventos?.(eventos);
+      return r;
+    },
   };
+}
+
+export interface OpcionesTransacciones {
+  /**
+   * Told the ids of the events a transaction wrote, once it committed (the outbox's fast path). Must not
+   * throw: whatever it misses, the reconciler finds in `eventos_por_despachar`.
+   */
+  alConfirmarEventos?: (eventoIds: string[]) => void;
+}
+
+// The events each open transaction has written, for its after-commit notification.
+const eventosDe = new WeakMap<object, string[]>();
+
+/** For the events repository: remember an event written inside `tx`. */
+export function anotarEvento(tx: Transaccion, id: string): void {
+  eventosDe.get(tx as unknown as object)?.push(id);
 }
 
 /** For repositories: the transaction's connection, or the pool outside one. */

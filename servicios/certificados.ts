@@ -9,6 +9,7 @@ import type { ServicioOrganizaciones } from './organizaciones';
 import type { Violacion } from '../cfdi/reglas/tipos';
 import { errorDeViolaciones } from './violaciones';
 import { iso } from '../presentacion/fechas';
+import { dtoCertificado as dto, mensajeCertificadoVencido } from '../presentacion/certificado';
 
 export interface CsdSubido {
   organizacion: string;
@@ -17,24 +18,24 @@ export interface CsdSubido {
   contrasena: string;
 }
 
-/** Metadata only: the key and its password never leave the vault through the API. */
-function dto(f: FilaCertificado) {
-  return {
-    id: f.id,
-    objeto: 'certificado' as const,
-    modo: f.modo,
-    organizacion: f.organizacion_id,
-    rfc: f.rfc,
-    nombre_titular: f.nombre_titular,
-    no_certificado: f.no_certificado,
-    valido_desde: iso(f.valido_desde),
-    valido_hasta: iso(f.valido_hasta),
-    activo: Boolean(f.activo),
-    de_prueba: Boolean(f.de_prueba),
-    creado_en: iso(f.creado_en),
-    actualizado_en: iso(f.actualizado_en),
+/** Refuses, before anything reaches the PAC, to seal with an organization's active CSD once it expired. */
+export type VerificadorCsd = (a: Alcance, organizacionId: string, parametro: string) => Promise<void>;
+
+export function crearVerificadorCsd(deps: {
+  certificados: Pick<RepositorioCertificados, 'activo'>;
+  ahora?: () => Date;
+}): VerificadorCsd {
+  const ahora = deps.ahora ?? (() => new Date());
+  return async (a, organizacionId, parametro) => {
+    const c = await deps.certificados.activo(a, organizacionId);
+    if (c && new Date(c.valido_hasta).getTime() <= ahora().getTime()) {
+      throw errorCertificadoVencido(c, parametro);
+    }
   };
 }
+
+const errorCertificadoVencido = (c: FilaCertificado, parametro: string) =>
+  new ErrorNegocio('regla_de_negocio', 'certificado_vencido', mensajeCertificadoVencido(c), parametro);
 
 export function crearServicioCertificados(deps: {
   certificados: RepositorioCertificados;

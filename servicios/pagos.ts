@@ -10,6 +10,7 @@ import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import { SERIE_PAGOS, type SolicitudPago } from '../dominio/pago';
 import { dtoPago, type Pago } from '../presentacion/pago';
 import type { Timbrador } from './facturas';
+import type { VerificadorCsd } from './certificados';
 import type { ServicioOrganizaciones } from './organizaciones';
 
 /** Starts (or joins) the one workflow of a payment and waits for it a bounded time. */
@@ -42,6 +43,8 @@ export interface DepsPagos {
   /** Stamping's availability rules apply to the payment CFDI as to any invoice. */
   timbrador: Pick<Timbrador, 'exigirDisponible'>;
   registrador: RegistradorPagos;
+  /** The payment CFDI is sealed with the organization's active CSD: an expired one refuses the payment. */
+  csdVigente: VerificadorCsd;
   ahora?: () => Date;
 }
 
@@ -197,6 +200,7 @@ export function crearServicioPagos(deps: DepsPagos) {
     async crear(a: Alcance, e: PagoNuevo): Promise<ResultadoPago> {
       const org = await deps.organizaciones.resolver(a, e.organizacion, 'organizacion');
       deps.timbrador.exigirDisponible(a);
+      await deps.csdVigente(a, org.id, 'organizacion');
       const cp = deps.catalogos.codigoPostal(org.codigo_postal);
       if (!cp) throw new Error(`organización ${org.id} con código postal desconocido`);
       const s = solicitud(e, cp.huso_horario);

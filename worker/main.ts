@@ -1,9 +1,11 @@
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
 import { cargarConfig } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
 import { crearPacPara } from '../pac/fabrica';
 import { crearBoveda } from '../seguridad/boveda';
+import { asegurarProgramaciones } from '../temporal/programaciones';
 import { crearLogger } from '../log/logger';
 import { Navegador } from '../pdf/navegador';
 import { crearDepsActividades } from './composicion';
@@ -27,6 +29,7 @@ async function main() {
   const navegador = new Navegador(config.chromiumPath);
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const catalogos = await CatalogosEnMemoria.cargar(db);
+  const cliente = new Client({ connection, namespace: config.temporal.namespace });
   const worker = await crearWorker({
     connection,
     namespace: config.temporal.namespace,
@@ -38,8 +41,12 @@ async function main() {
       boveda: crearBoveda(config.claveMaestra),
       pacPara: (modo) => crearPacPara(modo, { pac: config.pac }),
       identidadWorker: identidadWorker(),
+      temporal: { cliente, taskQueue: config.temporal.taskQueue },
+      logger,
+      webhooksLocalesEnTest: config.webhooksLocalesEnTest,
     }),
   });
+  await asegurarProgramaciones(cliente, { taskQueue: config.temporal.taskQueue });
   logger.info({ taskQueue: config.temporal.taskQueue, temporal: config.temporal.address }, 'worker listo');
   // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
   await worker.run();

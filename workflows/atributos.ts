@@ -12,6 +12,10 @@ export const ATRIBUTOS = {
   /** The invoices a payment workflow paid: `FacturasPagadas="fac_…"` finds every payment of an invoice. */
   FacturasPagadas: defineSearchAttributeKey('FacturasPagadas', SearchAttributeType.KEYWORD_LIST),
   EventoId: defineSearchAttributeKey('EventoId', SearchAttributeType.KEYWORD),
+  WebhookId: defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD),
+  TipoEvento: defineSearchAttributeKey('TipoEvento', SearchAttributeType.KEYWORD),
+  /** The attempt a delivery is on: `IntentosEntrega > 1 AND ExecutionStatus="Running"` is a failing endpoint. */
+  IntentosEntrega: defineSearchAttributeKey('IntentosEntrega', SearchAttributeType.INT),
 } as const;
 
 const NOMBRE_TIPO: Record<string, string> = {
@@ -56,5 +60,33 @@ export function atributosPago(
     { key: ATRIBUTOS.OrganizacionId, value: pago.organizacionId },
     { key: ATRIBUTOS.FacturasPagadas, value: pago.facturas },
     { key: ATRIBUTOS.EstadoFactura, value: 'registrando' },
+  ];
+}
+
+/**
+ * The search attributes of a delivery workflow: its event, webhook and event type, and the invoice or payment
+ * the event is about, so the workflows of an invoice include the deliveries of its events.
+ */
+export function atributosEntrega(
+  a: { cuentaId: string; modo: string },
+  e: { eventoId: string; webhookId: string; tipo: string; datos: Record<string, unknown> },
+) {
+  const texto = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  const id = texto(e.datos.id);
+  const organizacion = texto(e.datos.organizacion);
+  const facturaPago = texto(e.datos.factura_pago);
+  const pago = texto(e.datos.pago);
+  const factura = e.tipo.startsWith('factura.') ? id : facturaPago;
+  const pagoId = e.tipo.startsWith('pago.') ? id : pago;
+  return [
+    { key: ATRIBUTOS.EventoId, value: e.eventoId },
+    { key: ATRIBUTOS.WebhookId, value: e.webhookId },
+    { key: ATRIBUTOS.TipoEvento, value: e.tipo },
+    { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
+    { key: ATRIBUTOS.Modo, value: a.modo },
+    { key: ATRIBUTOS.IntentosEntrega, value: 0 },
+    ...(organizacion ? [{ key: ATRIBUTOS.OrganizacionId, value: organizacion }] : []),
+    ...(factura ? [{ key: ATRIBUTOS.FacturaId, value: factura }] : []),
+    ...(pagoId ? [{ key: ATRIBUTOS.PagoId, value: pagoId }] : []),
   ];
 }

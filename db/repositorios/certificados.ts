@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { Alcance, Modo } from '../../dominio/alcance';
 import type { Pagina, Tramo } from '../../dominio/paginacion';
 import { paginar } from '../paginacion';
+import { conexion, type Transaccion } from '../transacciones';
 import { columnasAlcance, conAlcance, sinDuplicar } from './con-alcance';
 
 /** What the API shows of a certificate: metadata only. */
@@ -96,6 +97,10 @@ export function crearRepositorioCertificados(db: Knex) {
             .update({ activo: false, actualizado_en: ahora });
       });
     },
+    /** The organization's active certificate, metadata only. */
+    async activo(a: Alcance, organizacionId: string): Promise<FilaCertificado | undefined> {
+      return metadatos(a).where({ organizacion_id: organizacionId, activo: true }).first();
+    },
     /** The signing material of the organization's active certificate (still sealed). */
     async activoConSecretos(
       a: Alcance,
@@ -106,7 +111,46 @@ export function crearRepositorioCertificados(db: Knex) {
         .select([...METADATOS, 'cer', 'llave_cifrada', 'contrasena_cifrada', 'dek_cifrada', 'version_clave'])
         .first();
     },
+    /**
+     * Active certificates across every account that are due the expiry notice `tipo` and have not had it:
+     * `por_vencer` while still valid and expiring before `limite`, `vencido` once expired.
+     */
+    async sinAviso(
+      tipo: TipoAvisoCertificado,
+      ahora: Date,
+      limite: Date,
+      cuantos: number,
+    ): Promise<(FilaCertificado & { cuenta_id: string })[]> {
+      const c = db('certificados as c')
+        .leftJoin('avisos_certificados as v', function () {
+          this.on('v.certificado_id', 'c.id').andOnVal('v.tipo', tipo);
+        })
+        .select([...METADATOS.map((m) => `c.${m}`), 'c.cuenta_id'])
+        .where('c.activo', true)
+        .whereNull('v.certificado_id')
+        .orderBy('c.valido_hasta')
+        .limit(cuantos);
+      if (tipo === 'certificado.vencido') c.where('c.valido_hasta', '<=', ahora);
+      else c.where('c.valido_hasta', '>', ahora).andWhere('c.valido_hasta', '<=', limite);
+      return c;
+    },
+    /** The notice is given once: a second one for the same certificate and type is `RegistroDuplicado`. */
+    async registrarAviso(
+      tx: Transaccion,
+      certificadoId: string,
+      tipo: TipoAvisoCertificado,
+      eventoId: string,
+    ): Promise<void> {
+      await sinDuplicar(() =>
+        conexion(
+          db,
+          tx,
+        )('avisos_certificados').insert({ certificado_id: certificadoId, tipo, evento_id: eventoId }),
+      );
+    },
   };
 }
+
+export type TipoAvisoCertificado = 'certificado.por_vencer' | 'certificado.vencido';
 
 export type RepositorioCertificados = ReturnType<typeof crearRepositorioCertificados>;

@@ -10,6 +10,7 @@ import type { FilaFactura, FiltrosFacturas, RepositorioFacturas } from '../../db
 import type { RepositorioPagos } from '../../db/repositorios/pagos';
 import type { Transacciones } from '../../db/transacciones';
 import { dtoFactura, type Factura } from '../../presentacion/factura';
+import type { VerificadorCsd } from '../certificados';
 import type { ServicioOrganizaciones } from '../organizaciones';
 import type { ServicioProductos } from '../productos';
 import { armarDocumento, type FacturaNueva } from './armar';
@@ -42,6 +43,8 @@ export interface DepsFacturas {
   catalogos: ConsultaCatalogos;
   timbrador: Timbrador;
   cancelador: Cancelador;
+  /** An expired active CSD refuses stamping before anything is stored or sent. */
+  csdVigente: VerificadorCsd;
   ahora?: () => Date;
 }
 
@@ -124,7 +127,10 @@ export function crearServicioFacturas(deps: DepsFacturas) {
       const documento = await armarDocumento({ ...deps, ahora }, a, entrada);
       const org = await deps.organizaciones.resolver(a, entrada.organizacion, 'organizacion');
       const autoTimbrar = entrada.auto_timbrar !== false;
-      if (autoTimbrar) deps.timbrador.exigirDisponible(a);
+      if (autoTimbrar) {
+        deps.timbrador.exigirDisponible(a);
+        await deps.csdVigente(a, org.id, 'organizacion');
+      }
       const id = nuevoId('fac');
       await deps.transacciones.ejecutar(async (tx) => {
         if (documento.entrada.folio === undefined) {
@@ -171,6 +177,7 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         );
       }
       deps.timbrador.exigirDisponible(a);
+      await deps.csdVigente(a, f.organizacion_id, 'id');
       await repo.pedirTimbrado(a, id, await conPartesActuales(a, f));
       await deps.timbrador.timbrar(a, { id, organizacionId: f.organizacion_id });
       return resultadoTimbrado(a, id);

@@ -60,7 +60,7 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
     const fin = await final(f.id);
     expect(fin).toMatchObject({ estado: 'timbrada', cancelacion: { estado: 'rechazada' } });
     const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
-    expect(ev.body.datos[0].datos).toMatchObject({ factura: { id: f.id } });
+    expect(ev.body.datos[0].datos).toMatchObject({ id: f.id, cancelacion: { estado: 'rechazada' } });
   });
 
   it('el receptor no responde dentro del plazo de seguimiento: vencida, factura.cancelacion_fallida y puede volver a pedirse', async () => {
@@ -72,12 +72,11 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
       cancelacion: { estado: 'vencida', motivo: '02', error: { codigo: 'cancelacion_vencida' } },
     });
     const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
-    const evento = ev.body.datos.find(
-      (e: { datos: { factura: { id: string } } }) => e.datos.factura.id === f.id,
-    );
+    const evento = ev.body.datos.find((e: { datos: { id: string } }) => e.datos.id === f.id);
     expect(evento.datos).toMatchObject({
-      codigo: 'cancelacion_vencida',
-      factura: { id: f.id, estado: 'timbrada', cancelacion: { estado: 'vencida' } },
+      id: f.id,
+      estado: 'timbrada',
+      cancelacion: { estado: 'vencida', error: { codigo: 'cancelacion_vencida' } },
     });
     // The workflow ended with the window, visibly: its result is the final state.
     const h = pila.cliente.workflow.getHandle(`cancelacion:${f.id}`);
@@ -114,7 +113,7 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
       });
       const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
       expect(
-        ev.body.datos.some((e: { datos: { factura: { id: string } } }) => e.datos.factura.id === f.id),
+        ev.body.datos.some((e: { datos: { id: string } }) => e.datos.id === f.id),
       ).toBe(true);
     } finally {
       expect((await c.http.patch(`/v1/certificados/${cert.id}`, { activo: true })).status).toBe(200);

@@ -143,9 +143,11 @@ describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL 
       timbrado: { estado: 'fallido', ultimo_error: { codigo: 'CFDI40161' } },
     });
     const ev = await c.http.get('/v1/eventos?tipo=factura.timbrado_fallido');
+    // The event carries the invoice as GET shows it, its error in timbrado.ultimo_error.
     expect(ev.body.datos[0].datos).toMatchObject({
-      codigo: 'CFDI40161',
-      factura: { id: r.body.error.factura },
+      id: r.body.error.factura,
+      objeto: 'factura',
+      timbrado: { estado: 'fallido', ultimo_error: { codigo: 'CFDI40161' } },
     });
 
     // Correcting the client outside the invoice is what lets the draft be stamped.

@@ -307,7 +307,7 @@ describe('pagos simultáneos y fallas del timbrado del CFDI de pago', () => {
     });
     const eventos = await eventosDe(pila, c.cuentaId);
     const fallidos = (ev: typeof eventos) =>
-      ev.filter((e) => e.tipo === 'factura.timbrado_fallido' && e.datos.factura?.id === cfdiId);
+      ev.filter((e) => e.tipo === 'factura.timbrado_fallido' && e.datos.id === cfdiId);
     expect(fallidos(eventos)).toHaveLength(1);
     expect(eventos.filter((e) => e.tipo === 'pago.creado').map((e) => e.datos.id)).toEqual([pagoId]);
 

@@ -61,6 +61,10 @@ export interface OpcionesPila {
   /** SAT status polling of cancellations awaiting the receiver (default 500 ms in tests). */
   cancelacionSondeoMs?: number;
   cancelacionPlazoMs?: number;
+  /** Webhook attempt offsets in seconds (the specification's 0/5m/30m/2h/24h when absent). */
+  programaEntregasS?: number[];
+  /** Age after which the reconciler takes an undispatched event (default 10 s). */
+  graciaDespachoMs?: number;
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -96,6 +100,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   let conexionWorker: NativeConnection | undefined;
   const arrancarWorker = async () => {
     conexionWorker ??= await NativeConnection.connect({ address: config.temporal.address });
+    const clienteWorker = new Client({ connection: conexionWorker, namespace: config.temporal.namespace });
     worker = await crearWorker({
       connection: conexionWorker,
       namespace: config.temporal.namespace,
@@ -107,6 +112,14 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         boveda,
         pacPara: (modo) => crearPacPara(modo, { pac: { ...config.pac, sandboxUrl: pacUrl } }),
         identidadWorker: identidadWorker(),
+        temporal: {
+          cliente: clienteWorker,
+          taskQueue,
+          programaEntregasS: op.programaEntregasS,
+          graciaDespachoMs: op.graciaDespachoMs,
+        },
+        logger,
+        webhooksLocalesEnTest: true,
       }),
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     });
@@ -138,6 +151,9 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
     }),
+    temporal: { cliente, taskQueue, programaEntregasS: op.programaEntregasS },
+    logger,
+    webhooksLocalesEnTest: true,
   });
   const api = await escuchar(
     crearServidor({

@@ -79,7 +79,7 @@ describe('solicitarCancelacion', () => {
     const [evento] = await eventos();
     expect(evento).toMatchObject({
       tipo: 'factura.cancelacion_fallida',
-      datos: { ...error, factura: { id: e.facturaId, cancelacion: { estado: 'rechazada' } } },
+      datos: { id: e.facturaId, cancelacion: { estado: 'rechazada', error } },
     });
   });
 

@@ -240,7 +240,7 @@ describe('registrarRechazo', () => {
     const [evento] = await eventos();
     expect(evento).toMatchObject({
       tipo: 'factura.timbrado_fallido',
-      datos: { ...error, factura: { id: e.facturaId, timbrado: { estado: 'fallido' } } },
+      datos: { id: e.facturaId, timbrado: { estado: 'fallido', ultimo_error: error } },
     });
   });
 

@@ -26,6 +26,7 @@ beforeEach(async () => {
     organizaciones: x.s.organizaciones,
     catalogos: catalogosPrueba(),
     timbrador: x.s.timbrador,
+    csdVigente: x.s.csdVigente,
     ahora: () => x.reloj.ahora,
     registrador: {
       async registrar(a, pago) {

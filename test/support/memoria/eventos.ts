@@ -1,25 +1,39 @@
 import { nuevoId } from '../../../db/ids';
 import type { FilaEvento, RepositorioEventos } from '../../../db/repositorios/eventos';
 import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
-import { exigirAbierta } from './transacciones';
+import { anotarEventoEnMemoria, exigirAbierta } from './transacciones';
 
 type EventoGuardado = FilaEvento & { cuenta_id: string };
 
+/** An outbox row: keyed by its event, as the real table. */
+export interface EventoPorDespachar {
+  id: string;
+  creado_en: Date;
+}
+
+/** Shared with deliveries (an event's type) and the dispatcher's tests (what is still queued). */
+export const tablaEventos = (m: Almacen) => m.tabla<EventoGuardado>('eventos');
+export const tablaPorDespachar = (m: Almacen) => m.tabla<EventoPorDespachar>('eventos_por_despachar');
+
 export function crearEventosEnMemoria(m: Almacen): RepositorioEventos {
-  const tabla = m.tabla<EventoGuardado>('eventos');
+  const tabla = tablaEventos(m);
+  const cola = tablaPorDespachar(m);
   const leer = ({ cuenta_id: _c, ...f }: EventoGuardado): FilaEvento => ({ ...f, datos: copiaJson(f.datos) });
 
   return {
     async registrar(tx, a, tipo, datos) {
       exigirAbierta(tx);
       const id = nuevoId('evt');
+      const creado_en = new Date();
       tabla.insertar({
         id,
         ...columnasAlcance(a),
         tipo,
         datos: copiaJson(datos) as Record<string, unknown>,
-        creado_en: new Date(),
+        creado_en,
       });
+      cola.insertar({ id, creado_en });
+      anotarEventoEnMemoria(tx, id);
       return id;
     },
     async listar(a, filtros, pagina) {
@@ -32,6 +46,24 @@ export function crearEventosEnMemoria(m: Almacen): RepositorioEventos {
     async obtener(a, id) {
       const r = tabla.todas().find((x) => enAlcance(a)(x) && x.id === id);
       return r && leer(r);
+    },
+    async paraDespacho(id) {
+      const r = tabla.buscar(id);
+      return r && { ...leer(r), cuenta_id: r.cuenta_id };
+    },
+    async porDespachar(antesDe, limite) {
+      return cola
+        .todas()
+        .filter((r) => r.creado_en < antesDe)
+        .sort((x, y) => x.creado_en.getTime() - y.creado_en.getTime() || (x.id < y.id ? -1 : 1))
+        .slice(0, limite)
+        .map((r) => r.id);
+    },
+    async despachado(id) {
+      // Tabla has no delete: a copy without the row is the table after a DELETE.
+      const filas = cola.instantanea();
+      filas.delete(id);
+      cola.restaurar(filas);
     },
   };
 }

@@ -3,6 +3,8 @@ import { Almacen } from './almacen';
 import { crearCertificadosEnMemoria } from './certificados';
 import { crearClientesEnMemoria } from './clientes';
 import { crearCuentasEnMemoria } from './cuentas';
+import { crearDespachadorEnMemoria } from './despachador';
+import { crearEntregasEnMemoria } from './entregas';
 import { crearEventosEnMemoria } from './eventos';
 import { crearFacturasEnMemoria } from './facturas';
 import { crearLlavesEnMemoria } from './llaves';
@@ -11,6 +13,7 @@ import { crearPagosEnMemoria } from './pagos';
 import { crearProductosEnMemoria } from './productos';
 import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
+import { crearWebhooksEnMemoria } from './webhooks';
 
 export { Almacen, ClaveUnicaViolada } from './almacen';
 export { nuevaCuenta } from './cuentas';
@@ -19,13 +22,23 @@ export { crearPacEnMemoria, type PacEnMemoria } from './pac';
 export { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
 export { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
 export { crearContextoActividad } from './actividad';
+export { crearEnviadorEnMemoria, RESPUESTA_OK, type EnviadorEnMemoria } from './enviador';
+export { tablaEntregas, tablaIntentos } from './entregas';
+export { tablaPorDespachar } from './eventos';
+export { tablaWebhooks } from './webhooks';
 
-/** Every repository and the transaction port over one shared in-memory store. */
+/**
+ * Every repository and the transaction port over one shared in-memory store, and the outbox's dispatcher: told
+ * the events of each commit, as the real one is.
+ */
 export function crearMemoria() {
   const almacen = new Almacen();
+  const eventos = crearEventosEnMemoria(almacen);
+  const entregas = crearEntregasEnMemoria(almacen);
+  const despachador = crearDespachadorEnMemoria({ eventos, entregas });
   return {
     almacen,
-    transacciones: crearTransaccionesEnMemoria(almacen),
+    transacciones: crearTransaccionesEnMemoria(almacen, { alConfirmarEventos: despachador.despachar }),
     cuentas: crearCuentasEnMemoria(almacen),
     llaves: crearLlavesEnMemoria(almacen),
     organizaciones: crearOrganizacionesEnMemoria(almacen),
@@ -33,9 +46,12 @@ export function crearMemoria() {
     productos: crearProductosEnMemoria(almacen),
     certificados: crearCertificadosEnMemoria(almacen),
     facturas: crearFacturasEnMemoria(almacen),
-    eventos: crearEventosEnMemoria(almacen),
+    eventos,
     pagos: crearPagosEnMemoria(almacen),
     sondas: crearSondasEnMemoria(almacen),
+    webhooks: crearWebhooksEnMemoria(almacen),
+    entregas,
+    despachador,
   };
 }
 

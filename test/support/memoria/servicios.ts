@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { Alcance, Modo } from '../../../dominio/alcance';
 import { ErrorNegocio } from '../../../dominio/errores';
 import { crearBoveda } from '../../../seguridad/boveda';
-import { crearServicioCertificados } from '../../../servicios/certificados';
+import { crearServicioCertificados, crearVerificadorCsd } from '../../../servicios/certificados';
 import { crearServicioClientes } from '../../../servicios/clientes';
 import { crearServicioCuenta } from '../../../servicios/cuenta';
 import { crearServicioEventos } from '../../../servicios/eventos';
@@ -11,11 +11,14 @@ import type { FacturaNueva } from '../../../servicios/facturas/armar';
 import { crearServicioLlaves } from '../../../servicios/llaves';
 import { crearServicioOrganizaciones } from '../../../servicios/organizaciones';
 import { crearServicioProductos } from '../../../servicios/productos';
+import { crearServicioWebhooks } from '../../../servicios/webhooks';
+import type { Resolver } from '../../../webhooks/red';
 import { catalogosCsv } from '../catalogos-csv';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
 import { crearActividades } from '../../../activities';
 import type { EntradaTimbrado } from '../../../activities/timbrado';
+import { crearEnviadorEnMemoria } from './enviador';
 import { alcance, crearMemoria, type Memoria } from './index';
 import { crearPacEnMemoria } from './pac';
 import { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
@@ -25,6 +28,20 @@ import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
 export const AHORA = CSD_VALIDO.vigente;
 let catalogos: ReturnType<typeof catalogosCsv> | undefined;
 export const catalogosPrueba = () => (catalogos ??= catalogosCsv(AHORA.toISOString().slice(0, 10)));
+
+/**
+ * Name resolution without a network: a test writes a host's addresses into `dns`; any other name fails as
+ * an unknown one does.
+ */
+function crearDnsEnMemoria() {
+  const dns = new Map<string, string[]>();
+  const resolver: Resolver = async (host) => {
+    const direcciones = dns.get(host);
+    if (direcciones) return [...direcciones];
+    throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${host}`), { code: 'ENOTFOUND' });
+  };
+  return { dns, resolver };
+}
 
 /**
  * The composition root of api/composicion.ts, over the in-memory fakes. `sinPacEn` is read on every call:
@@ -42,12 +59,16 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const cuenta = crearServicioCuenta({ cuentas: m.cuentas, ahora });
   const organizaciones = crearServicioOrganizaciones({ ...deps, organizaciones: m.organizaciones });
   const productos = crearServicioProductos({ ...deps, productos: m.productos, organizaciones });
+  const csdVigente = crearVerificadorCsd({ certificados: m.certificados, ahora });
+  const { dns, resolver } = crearDnsEnMemoria();
   return {
     m,
     reloj,
     boveda,
     timbrador,
     cancelador,
+    csdVigente,
+    dns,
     cuenta,
     llaves: crearServicioLlaves({ llaves: m.llaves, cuenta, ahora }),
     organizaciones,
@@ -66,6 +87,18 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       productos,
       timbrador,
       cancelador,
+      csdVigente,
+    }),
+    webhooks: crearServicioWebhooks({
+      webhooks: m.webhooks,
+      entregas: m.entregas,
+      eventos: m.eventos,
+      transacciones: m.transacciones,
+      boveda,
+      iniciador: m.despachador,
+      localesEnTest: true,
+      resolver,
+      ahora,
     }),
   };
 }
@@ -136,6 +169,7 @@ export async function crearEntornoActividades() {
   const ids = await sembrar(s, a);
   const pac = crearPacEnMemoria();
   const pdf = crearGeneradorPdfEnMemoria();
+  const enviador = crearEnviadorEnMemoria();
   const reloj = s.reloj;
   const act = crearActividades({
     facturas: s.m.facturas,
@@ -145,6 +179,11 @@ export async function crearEntornoActividades() {
     pagos: s.m.pagos,
     transacciones: s.m.transacciones,
     sondas: s.m.sondas,
+    entregas: s.m.entregas,
+    webhooks: s.m.webhooks,
+    despachador: s.m.despachador,
+    enviarWebhook: enviador.enviar,
+    webhooksLocalesEnTest: true,
     boveda: s.boveda,
     catalogos: catalogosPrueba(),
     pacPara: () => pac,
@@ -157,7 +196,7 @@ export async function crearEntornoActividades() {
   /** An invoice of the seeded client and product (stamped at once unless the fake Timbrador says otherwise). */
   const facturar = async (extra: Partial<FacturaNueva> = {}) =>
     (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
-  return { s, m: s.m, a, ids, pac, pdf, reloj, act, entrada, facturar };
+  return { s, m: s.m, a, ids, pac, pdf, enviador, reloj, act, entrada, facturar };
 }
 
 /** Registers a `beforeEach` that gives every test fresh services and one organization (ORGANIZACION). */

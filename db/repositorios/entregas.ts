@@ -1,0 +1,210 @@
+import type { Knex } from 'knex';
+import type { Alcance, Modo } from '../../dominio/alcance';
+import type { Pagina, Tramo } from '../../dominio/paginacion';
+import type { EstadoEntrega, IntentoEntrega } from '../../dominio/webhook';
+import { nuevoId } from '../ids';
+import { paginar } from '../paginacion';
+import { conexion, type Transaccion } from '../transacciones';
+import { columnasAlcance, conAlcance, leerJson } from './con-alcance';
+
+export interface FilaEntrega {
+  id: string;
+  modo: Modo;
+  evento_id: string;
+  tipo_evento: string;
+  webhook_id: string;
+  numero: number;
+  estado: EstadoEntrega;
+  proximo_intento_en: Date | null;
+  creado_en: Date;
+  actualizado_en: Date;
+  intentos: IntentoEntrega[];
+}
+
+/** A delivery that needs its workflow, with what its search attributes say. */
+export interface EntregaPorIniciar {
+  id: string;
+  cuenta_id: string;
+  modo: Modo;
+  evento_id: string;
+  webhook_id: string;
+  numero: number;
+}
+
+const COLUMNAS = [
+  'entregas.id',
+  'entregas.modo',
+  'entregas.evento_id',
+  'e.tipo as tipo_evento',
+  'entregas.webhook_id',
+  'entregas.numero',
+  'entregas.estado',
+  'entregas.proximo_intento_en',
+  'entregas.creado_en',
+  'entregas.actualizado_en',
+];
+
+type FilaBd = Omit<FilaEntrega, 'intentos'>;
+
+export function crearRepositorioEntregas(db: Knex) {
+  const consulta = (a: Pick<Alcance, 'cuentaId' | 'modo'>, tx?: Transaccion) =>
+    conAlcance(conexion(db, tx), 'entregas', a)
+      .join('eventos as e', 'e.id', 'entregas.evento_id')
+      .select(COLUMNAS);
+
+  /** The attempts of several deliveries in one query. */
+  async function conIntentos(filas: FilaBd[], tx?: Transaccion): Promise<FilaEntrega[]> {
+    if (!filas.length) return [];
+    const intentos = (await conexion(
+      db,
+      tx,
+    )('entregas_intentos')
+      .whereIn(
+        'entrega_id',
+        filas.map((f) => f.id),
+      )
+      .orderBy(['entrega_id', 'numero'])) as (IntentoEntrega & { entrega_id: string })[];
+    return filas.map((f) => ({
+      ...f,
+      intentos: intentos
+        .filter((i) => i.entrega_id === f.id)
+        .map(({ entrega_id: _e, ...i }) => ({ ...i, error: leerJson(i.error) })),
+    }));
+  }
+
+  return {
+    /**
+     * The deliveries an event causes: one per active webhook of its account and mode subscribed to its type and
+     * registered before it. Repeating the call creates nothing new and returns the same deliveries.
+     */
+    async crearParaEvento(ev: {
+      id: string;
+      cuenta_id: string;
+      modo: Modo;
+      tipo: string;
+      creado_en: Date;
+    }): Promise<EntregaPorIniciar[]> {
+      const a = { cuentaId: ev.cuenta_id, modo: ev.modo };
+      const suscritos = (await conAlcance(db, 'webhooks', a)
+        .select('id')
+        .where({ activo: true })
+        .whereNull('eliminado_en')
+        .where('creado_en', '<=', ev.creado_en)
+        .whereRaw('JSON_CONTAINS(eventos_suscritos, JSON_QUOTE(?))', [ev.tipo])) as { id: string }[];
+      if (suscritos.length) {
+        await db('entregas')
+          .insert(
+            suscritos.map((w) => ({
+              id: nuevoId('ent'),
+              ...columnasAlcance(a),
+              evento_id: ev.id,
+              webhook_id: w.id,
+              numero: 0,
+              estado: 'pendiente',
+            })),
+          )
+          .onConflict()
+          .ignore();
+      }
+      return db('entregas')
+        .select(['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'])
+        .where({ evento_id: ev.id, numero: 0, estado: 'pendiente' });
+    },
+
+    /** A resend: the next number for this event and webhook (the caller holds the webhook's lock). */
+    async crearReenvio(
+      tx: Transaccion,
+      a: Alcance,
+      eventoId: string,
+      webhookId: string,
+    ): Promise<EntregaPorIniciar> {
+      const c = conexion(db, tx);
+      const [fila0] = (await c('entregas')
+        .max({ n: 'numero' })
+        .where({ evento_id: eventoId, webhook_id: webhookId })) as { n: number | null }[];
+      const n = fila0?.n ?? null;
+      const fila = {
+        id: nuevoId('ent'),
+        ...columnasAlcance(a),
+        evento_id: eventoId,
+        webhook_id: webhookId,
+        // Resends count from 1 even when the event caused no delivery to this webhook (0 stays the event's).
+        numero: (n ?? 0) + 1,
+      };
+      await c('entregas').insert({ ...fila, estado: 'pendiente' });
+      return fila;
+    },
+
+    async obtener(a: Pick<Alcance, 'cuentaId' | 'modo'>, id: string, tx?: Transaccion) {
+      const f = (await consulta(a, tx).where('entregas.id', id).first()) as FilaBd | undefined;
+      return f && (await conIntentos([f], tx))[0];
+    },
+
+    async listar(
+      a: Alcance,
+      filtros: { webhookId?: string; eventoId?: string; estado?: EstadoEntrega },
+      pagina: Pagina,
+    ): Promise<Tramo<FilaEntrega>> {
+      const c = consulta(a);
+      if (filtros.webhookId) c.where('entregas.webhook_id', filtros.webhookId);
+      if (filtros.eventoId) c.where('entregas.evento_id', filtros.eventoId);
+      if (filtros.estado) c.where('entregas.estado', filtros.estado);
+      const t = await paginar<FilaBd>(c, pagina, 'entregas.id');
+      return { datos: await conIntentos(t.datos), hayMas: t.hayMas };
+    },
+
+    /**
+     * Logs one attempt and what it leaves the delivery in, together. A retried activity rewrites its own
+     * attempt; a delivery already final is left as it is.
+     */
+    async registrarIntento(
+      a: Pick<Alcance, 'cuentaId' | 'modo'>,
+      entregaId: string,
+      intento: IntentoEntrega,
+      despues: { estado: EstadoEntrega; proximo_intento_en: Date | null },
+    ): Promise<void> {
+      await db.transaction(async (trx) => {
+        const fila = {
+          ...intento,
+          entrega_id: entregaId,
+          error: intento.error ? JSON.stringify(intento.error) : null,
+        };
+        await trx('entregas_intentos').insert(fila).onConflict(['entrega_id', 'numero']).merge();
+        await conAlcance(trx, 'entregas', a)
+          .where({ id: entregaId, estado: 'pendiente' })
+          .update({ ...despues, intentos: intento.numero, actualizado_en: intento.iniciado_en });
+      });
+    },
+
+    /** Ends the pending deliveries of a webhook that was disabled or deleted; returns them. */
+    async cancelarPendientes(
+      tx: Transaccion,
+      a: Alcance,
+      webhookId: string,
+      ahora: Date,
+    ): Promise<EntregaPorIniciar[]> {
+      const c = conexion(db, tx);
+      const filas = (await conAlcance(c, 'entregas', a)
+        .select(['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'])
+        .where({ webhook_id: webhookId, estado: 'pendiente' })
+        .forUpdate()) as EntregaPorIniciar[];
+      if (filas.length) {
+        await conAlcance(c, 'entregas', a)
+          .whereIn(
+            'id',
+            filas.map((f) => f.id),
+          )
+          .update({ estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });
+      }
+      return filas;
+    },
+
+    async cancelar(a: Pick<Alcance, 'cuentaId' | 'modo'>, id: string, ahora: Date): Promise<void> {
+      await conAlcance(db, 'entregas', a)
+        .where({ id, estado: 'pendiente' })
+        .update({ estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });
+    },
+  };
+}
+
+export type RepositorioEntregas = ReturnType<typeof crearRepositorioEntregas>;

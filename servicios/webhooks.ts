@@ -1,0 +1,212 @@
+import type { EntregaPorIniciar, RepositorioEntregas } from '../db/repositorios/entregas';
+import type { RepositorioEventos } from '../db/repositorios/eventos';
+import type { FilaWebhook, RepositorioWebhooks, SecretosWebhook } from '../db/repositorios/webhooks';
+import type { Transaccion, Transacciones } from '../db/transacciones';
+import { nuevoId } from '../db/ids';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio, noEncontrado } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
+import { MAXIMO_WEBHOOKS, SOLAPE_ROTACION_MS, type EstadoEntrega } from '../dominio/webhook';
+import { dtoEntrega, dtoWebhook } from '../presentacion/webhook';
+import type { Boveda } from '../seguridad/boveda';
+import { nuevoSecretoWebhook } from '../webhooks/firma';
+import { resolverSeguro, validarUrlWebhook, type Resolver } from '../webhooks/red';
+
+/** Starts the workflow of each delivery, and stops those of a webhook that no longer wants them. */
+export interface IniciadorEntregas {
+  iniciar(entregas: EntregaPorIniciar[]): Promise<void>;
+  /** Best effort: a delivery whose workflow is not stopped finds itself `cancelada` before its next attempt. */
+  detener(entregas: EntregaPorIniciar[]): Promise<void>;
+}
+
+export interface DepsWebhooks {
+  webhooks: RepositorioWebhooks;
+  entregas: RepositorioEntregas;
+  eventos: RepositorioEventos;
+  transacciones: Transacciones;
+  boveda: Boveda;
+  iniciador: IniciadorEntregas;
+  /** Test mode may point at loopback and private addresses (local development). */
+  localesEnTest: boolean;
+  resolver?: Resolver;
+  ahora?: () => Date;
+}
+
+export interface WebhookNuevo {
+  url: string;
+  eventos_suscritos: string[];
+}
+
+export interface CambiosWebhook {
+  url?: string;
+  eventos_suscritos?: string[];
+  activo?: boolean;
+}
+
+const noExiste = (id: string, parametro = 'id') =>
+  noEncontrado('webhook_no_encontrado', `El webhook ${id} no existe.`, parametro);
+
+export function crearServicioWebhooks(deps: DepsWebhooks) {
+  const ahora = deps.ahora ?? (() => new Date());
+  const repo = deps.webhooks;
+
+  /** Registration's check: the URL's form and, in live mode, where its name points today. */
+  async function exigirUrlSegura(a: Alcance, url: string): Promise<void> {
+    const r = validarUrlWebhook(url, a.modo, deps.localesEnTest);
+    if (!r.ok) throw new ErrorNegocio('regla_de_negocio', r.codigo, r.mensaje, 'url');
+    if (a.modo !== 'live') return;
+    const d = await resolverSeguro(r.url.hostname, a.modo, deps.localesEnTest, deps.resolver);
+    if (!d.ok) throw new ErrorNegocio('regla_de_negocio', d.codigo, d.mensaje, 'url');
+  }
+
+  async function fila(a: Alcance, id: string, parametro = 'id'): Promise<FilaWebhook> {
+    const f = await repo.obtener(a, id);
+    if (!f) throw noExiste(id, parametro);
+    return f;
+  }
+
+  const contexto = (a: Alcance, id: string) => ({ cuentaId: a.cuentaId, modo: a.modo, registroId: id });
+
+  /** Locks the webhook, runs `cambio`, and stops the deliveries it cancelled once that committed. */
+  async function conBloqueo(
+    a: Alcance,
+    id: string,
+    cambio: (w: FilaWebhook & SecretosWebhook, tx: Transaccion) => Promise<EntregaPorIniciar[] | void>,
+  ): Promise<void> {
+    const canceladas = await deps.transacciones.ejecutar(async (tx) => {
+      const w = await repo.bloquear(tx, a, id);
+      if (!w) throw noExiste(id);
+      return cambio(w, tx);
+    });
+    if (canceladas && canceladas.length) await deps.iniciador.detener(canceladas);
+  }
+
+  return {
+    async crear(a: Alcance, e: WebhookNuevo) {
+      await exigirUrlSegura(a, e.url);
+      if ((await repo.contar(a)) >= MAXIMO_WEBHOOKS) {
+        throw new ErrorNegocio(
+          'regla_de_negocio',
+          'limite_de_webhooks',
+          `Se admiten hasta ${MAXIMO_WEBHOOKS} webhooks por cuenta y modo: elimine uno que ya no use.`,
+          'url',
+        );
+      }
+      const id = nuevoId('wh');
+      const secreto = nuevoSecretoWebhook();
+      const sellado = deps.boveda.sellar(contexto(a, id), { secreto: Buffer.from(secreto, 'utf8') });
+      await repo.crear(
+        a,
+        {
+          id,
+          url: e.url,
+          eventos_suscritos: e.eventos_suscritos,
+          secreto_cifrado: sellado.campos.secreto!,
+          secreto_anterior_cifrado: null,
+          dek_cifrada: sellado.dekCifrada,
+          version_clave: sellado.version,
+        },
+        ahora(),
+      );
+      return { ...dtoWebhook(await fila(a, id), ahora()), secreto_firma: secreto };
+    },
+
+    listar: async (a: Alcance, pagina: Pagina) =>
+      mapearTramo(await repo.listar(a, pagina), (f) => dtoWebhook(f, ahora())),
+
+    obtener: async (a: Alcance, id: string) => dtoWebhook(await fila(a, id), ahora()),
+
+    /** A disabled webhook gets nothing new and its pending retries stop; enabling it again sends only new events. */
+    async actualizar(a: Alcance, id: string, c: CambiosWebhook) {
+      if (c.url !== undefined) await exigirUrlSegura(a, c.url);
+      await conBloqueo(a, id, async (w, tx) => {
+        await repo.actualizar(tx, a, id, c, ahora());
+        if (c.activo === false && w.activo) return deps.entregas.cancelarPendientes(tx, a, id, ahora());
+      });
+      return dtoWebhook(await fila(a, id), ahora());
+    },
+
+    async eliminar(a: Alcance, id: string) {
+      await conBloqueo(a, id, async (_w, tx) => {
+        await repo.eliminar(tx, a, id, ahora());
+        return deps.entregas.cancelarPendientes(tx, a, id, ahora());
+      });
+      return { id, objeto: 'webhook' as const, eliminado: true as const };
+    },
+
+    /**
+     * A new secret, shown once; the previous one keeps signing beside it for 24 hours so receivers can switch
+     * without losing a delivery. Rotating again within the overlap drops the oldest.
+     */
+    async rotarSecreto(a: Alcance, id: string) {
+      const secreto = nuevoSecretoWebhook();
+      await conBloqueo(a, id, async (w, tx) => {
+        const anterior = deps.boveda.abrir(
+          contexto(a, id),
+          w.dek_cifrada,
+          { secreto: w.secreto_cifrado },
+          w.version_clave,
+        ).secreto!;
+        const sellado = deps.boveda.sellar(contexto(a, id), {
+          secreto: Buffer.from(secreto, 'utf8'),
+          secreto_anterior: anterior,
+        });
+        await repo.actualizar(
+          tx,
+          a,
+          id,
+          {
+            secreto_cifrado: sellado.campos.secreto!,
+            secreto_anterior_cifrado: sellado.campos.secreto_anterior!,
+            dek_cifrada: sellado.dekCifrada,
+            version_clave: sellado.version,
+            secreto_anterior_hasta: new Date(ahora().getTime() + SOLAPE_ROTACION_MS),
+          },
+          ahora(),
+        );
+      });
+      return { ...dtoWebhook(await fila(a, id), ahora()), secreto_firma: secreto };
+    },
+
+    async entregasDeWebhook(a: Alcance, id: string, filtros: { estado?: EstadoEntrega }, pagina: Pagina) {
+      await fila(a, id);
+      return mapearTramo(await deps.entregas.listar(a, { ...filtros, webhookId: id }, pagina), dtoEntrega);
+    },
+
+    async entregasDeEvento(a: Alcance, id: string, filtros: { estado?: EstadoEntrega }, pagina: Pagina) {
+      if (!(await deps.eventos.obtener(a, id))) {
+        throw noEncontrado('evento_no_encontrado', `El evento ${id} no existe.`);
+      }
+      return mapearTramo(await deps.entregas.listar(a, { ...filtros, eventoId: id }, pagina), dtoEntrega);
+    },
+
+    async obtenerEntrega(a: Alcance, id: string) {
+      const f = await deps.entregas.obtener(a, id);
+      if (!f) throw noEncontrado('entrega_no_encontrada', `La entrega ${id} no existe.`);
+      return dtoEntrega(f);
+    },
+
+    /** A new delivery of the same event (same `id`, so receivers can deduplicate) with its own attempts. */
+    async reenviar(a: Alcance, webhookId: string, eventoId: string) {
+      if (!(await deps.eventos.obtener(a, eventoId))) {
+        throw noEncontrado('evento_no_encontrado', `El evento ${eventoId} no existe.`, 'evento');
+      }
+      let nueva: EntregaPorIniciar | undefined;
+      await conBloqueo(a, webhookId, async (w, tx) => {
+        if (!w.activo) {
+          throw new ErrorNegocio(
+            'conflicto',
+            'webhook_inactivo',
+            `El webhook ${webhookId} está inactivo: actívelo con PATCH (activo: true) antes de reenviarle eventos.`,
+            'id',
+          );
+        }
+        nueva = await deps.entregas.crearReenvio(tx, a, eventoId, webhookId);
+      });
+      await deps.iniciador.iniciar([nueva!]);
+      return dtoEntrega((await deps.entregas.obtener(a, nueva!.id))!);
+    },
+  };
+}
+
+export type ServicioWebhooks = ReturnType<typeof crearServicioWebhooks>;

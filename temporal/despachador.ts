@@ -1,0 +1,105 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { DespachadorEventos } from '../activities/entregas';
+import type { EntregaPorIniciar, RepositorioEntregas } from '../db/repositorios/entregas';
+import type { RepositorioEventos } from '../db/repositorios/eventos';
+import type { Logger } from '../log/logger';
+import type { IniciadorEntregas } from '../servicios/webhooks';
+import { atributosEntrega } from '../workflows/atributos';
+import type { entregarEvento } from '../workflows/entrega';
+
+/** A business key: the automatic delivery of an event to a webhook, or its n-th resend. */
+export const idEntrega = (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) =>
+  `entrega:${e.evento_id}:${e.webhook_id}${e.numero ? `:${e.numero}` : ''}`;
+
+export interface OpcionesDespachador {
+  cliente: Client;
+  taskQueue: string;
+  eventos: Pick<RepositorioEventos, 'paraDespacho' | 'porDespachar' | 'despachado'>;
+  entregas: Pick<RepositorioEntregas, 'crearParaEvento'>;
+  logger: Logger;
+  /** Attempt offsets in seconds (tests use short ones); the specification's when absent. */
+  programaS?: number[];
+  /** An outbox row younger than this is left to the fast path that follows its commit. */
+  graciaMs?: number;
+}
+
+/**
+ * The outbox's consumer. After a transaction that wrote events commits, `despachar` (fast path) creates each
+ * (event, subscribed webhook) delivery and starts its workflow; the reconciler's schedule runs
+ * `despacharPendientes` for the events whose fast path never ran. Both are idempotent: delivery rows have a
+ * unique key and workflow ids are business keys that refuse a second start, even after the first ended.
+ */
+export function crearDespachadorTemporal(
+  o: OpcionesDespachador,
+): DespachadorEventos & IniciadorEntregas & { despachar(eventoIds: string[]): void } {
+  const evento = (id: string) => o.eventos.paraDespacho(id);
+
+  async function iniciarUna(e: EntregaPorIniciar, ev: { tipo: string; datos: Record<string, unknown> }) {
+    try {
+      await o.cliente.workflow.start<typeof entregarEvento>('entregarEvento', {
+        workflowId: idEntrega(e),
+        taskQueue: o.taskQueue,
+        args: [{ entregaId: e.id, cuentaId: e.cuenta_id, modo: e.modo, programaS: o.programaS }],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: `Entrega de ${ev.tipo} ${e.evento_id} al webhook ${e.webhook_id}`,
+        typedSearchAttributes: atributosEntrega(
+          { cuentaId: e.cuenta_id, modo: e.modo },
+          { eventoId: e.evento_id, webhookId: e.webhook_id, tipo: ev.tipo, datos: ev.datos },
+        ),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    }
+  }
+
+  async function despacharUno(id: string): Promise<void> {
+    const ev = await evento(id);
+    if (ev) {
+      const entregas = await o.entregas.crearParaEvento(ev);
+      await Promise.all(entregas.map((e) => iniciarUna(e, ev)));
+    }
+    await o.eventos.despachado(id);
+  }
+
+  return {
+    despachar(eventoIds) {
+      for (const id of eventoIds) {
+        despacharUno(id).catch((err: unknown) =>
+          o.logger.warn(
+            { evento: id, err: { message: (err as Error).message } },
+            'despacho inmediato fallido: lo hará el reconciliador',
+          ),
+        );
+      }
+    },
+
+    async despacharPendientes() {
+      const ids = await o.eventos.porDespachar(new Date(Date.now() - (o.graciaMs ?? 10_000)), 1000);
+      // Sequential: a backlog after an outage must not flood Temporal all at once.
+      for (const id of ids) await despacharUno(id);
+      return ids.length;
+    },
+
+    async iniciar(entregas) {
+      for (const e of entregas) {
+        const ev = await evento(e.evento_id);
+        if (ev) await iniciarUna(e, ev);
+      }
+    },
+
+    async detener(entregas) {
+      const cancelar = (e: EntregaPorIniciar) =>
+        o.cliente.workflow
+          .getHandle(idEntrega(e))
+          .cancel()
+          .catch((err: unknown) =>
+            o.logger.warn(
+              { entrega: e.id, err: { message: (err as Error).message } },
+              'no se pudo detener la entrega',
+            ),
+          );
+      for (let i = 0; i < entregas.length; i += 20)
+        await Promise.all(entregas.slice(i, i + 20).map(cancelar));
+    },
+  };
+}

@@ -1,0 +1,74 @@
+import {
+  ScheduleAlreadyRunning,
+  ScheduleOverlapPolicy,
+  type Client,
+  type ScheduleOptions,
+} from '@temporalio/client';
+
+export interface OpcionesProgramaciones {
+  taskQueue: string;
+  /** Prefix of the schedule ids (tests use their own); `cfdi` by default. */
+  prefijo?: string;
+  /** Only these schedules (tests); all of them by default. */
+  solo?: ('reconciliar' | 'certificados')[];
+}
+
+/** The schedule ids, so ops can find them: `temporal schedule describe --schedule-id cfdi-reconciliar-eventos`. */
+export const idsProgramaciones = (prefijo = 'cfdi') => ({
+  reconciliar: `${prefijo}-reconciliar-eventos`,
+  certificados: `${prefijo}-vencimiento-certificados`,
+});
+
+/**
+ * Creates the project's Temporal Schedules, or brings an existing one to this definition (a deployment may
+ * change the task queue): the event reconciler every minute, and the certificate expiry check daily at 13:00
+ * UTC (07:00 in central Mexico), also run once at creation.
+ */
+export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgramaciones): Promise<void> {
+  const ids = idsProgramaciones(o.prefijo);
+  const definiciones: (ScheduleOptions & { alCrear?: boolean; nombre: 'reconciliar' | 'certificados' })[] = [
+    {
+      nombre: 'reconciliar',
+      scheduleId: ids.reconciliar,
+      spec: { intervals: [{ every: '1 minute' }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'reconciliarEventos',
+        workflowId: ids.reconciliar,
+        taskQueue: o.taskQueue,
+        args: [],
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+      memo: { descripcion: 'Despacha a webhooks los eventos que el camino inmediato no despachó.' },
+    },
+    {
+      nombre: 'certificados',
+      scheduleId: ids.certificados,
+      spec: { calendars: [{ hour: 13, minute: 0 }] },
+      action: {
+        type: 'startWorkflow',
+        workflowType: 'revisarCertificados',
+        workflowId: ids.certificados,
+        taskQueue: o.taskQueue,
+        args: [],
+      },
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
+      memo: { descripcion: 'Escribe certificado.por_vencer y certificado.vencido una vez por certificado.' },
+      alCrear: true,
+    },
+  ];
+  for (const { alCrear, nombre, ...d } of definiciones) {
+    if (o.solo && !o.solo.includes(nombre)) continue;
+    try {
+      await cliente.schedule.create(alCrear ? { ...d, state: { triggerImmediately: true } } : d);
+    } catch (e) {
+      if (!(e instanceof ScheduleAlreadyRunning)) throw e;
+      await cliente.schedule.getHandle(d.scheduleId).update((previa) => ({
+        ...previa,
+        spec: d.spec,
+        action: d.action,
+        policies: { ...previa.policies, ...d.policies },
+      }));
+    }
+  }
+}

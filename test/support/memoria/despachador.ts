@@ -1,0 +1,52 @@
+import type { DespachadorEventos } from '../../../activities/entregas';
+import type { EntregaPorIniciar, RepositorioEntregas } from '../../../db/repositorios/entregas';
+import type { RepositorioEventos } from '../../../db/repositorios/eventos';
+import type { IniciadorEntregas } from '../../../servicios/webhooks';
+import { idEntrega } from '../../../temporal/despachador';
+
+/**
+ * temporal/despachador.ts without Temporal: the same outbox steps over the fakes, and a delivery's workflow is
+ * a record. The fast path only notes the ids it is told (a test dispatches them with `despacharPendientes`,
+ * when it chooses), and a workflow id starts once, as `REJECT_DUPLICATE` does.
+ */
+export function crearDespachadorEnMemoria(p: {
+  eventos: Pick<RepositorioEventos, 'paraDespacho' | 'porDespachar' | 'despachado'>;
+  entregas: Pick<RepositorioEntregas, 'crearParaEvento'>;
+}) {
+  const anunciados: string[][] = [];
+  const iniciadas: EntregaPorIniciar[] = [];
+  const detenidas: EntregaPorIniciar[] = [];
+  const workflows = new Set<string>();
+
+  function iniciarUna(e: EntregaPorIniciar) {
+    const id = idEntrega(e);
+    if (workflows.has(id)) return;
+    workflows.add(id);
+    iniciadas.push(e);
+  }
+
+  async function despacharUno(id: string) {
+    const ev = await p.eventos.paraDespacho(id);
+    if (ev) (await p.entregas.crearParaEvento(ev)).forEach(iniciarUna);
+    await p.eventos.despachado(id);
+  }
+
+  const despachador: DespachadorEventos & IniciadorEntregas & { despachar(eventoIds: string[]): void } = {
+    despachar: (ids) => void anunciados.push([...ids]),
+    async despacharPendientes() {
+      // No grace period: everything committed so far is due.
+      const ids = await p.eventos.porDespachar(new Date(Date.now() + 1), 1000);
+      for (const id of ids) await despacharUno(id);
+      return ids.length;
+    },
+    async iniciar(entregas) {
+      for (const e of entregas) if (await p.eventos.paraDespacho(e.evento_id)) iniciarUna(e);
+    },
+    async detener(entregas) {
+      detenidas.push(...entregas);
+    },
+  };
+  return { ...despachador, anunciados, iniciadas, detenidas };
+}
+
+export type DespachadorEnMemoria = ReturnType<typeof crearDespachadorEnMemoria>;

@@ -1,0 +1,166 @@
+import { nuevoId } from '../../../db/ids';
+import type { EntregaPorIniciar, FilaEntrega, RepositorioEntregas } from '../../../db/repositorios/entregas';
+import type { EstadoEntrega, IntentoEntrega } from '../../../dominio/webhook';
+import { columnasAlcance, copiaJson, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
+import { tablaEventos } from './eventos';
+import { exigirAbierta } from './transacciones';
+import { deAlcance, tablaWebhooks } from './webhooks';
+
+export type EntregaGuardada = ColumnasAlcance & {
+  id: string;
+  evento_id: string;
+  webhook_id: string;
+  numero: number;
+  estado: EstadoEntrega;
+  /** The column: how many attempts were logged (the read replaces it with the attempts themselves). */
+  intentos: number;
+  proximo_intento_en: Date | null;
+  creado_en: Date;
+  actualizado_en: Date;
+};
+
+/** An attempt's row; its id is `entrega|numero`, the real primary key. */
+export type IntentoGuardado = IntentoEntrega & { id: string; entrega_id: string };
+
+export const tablaEntregas = (m: Almacen) =>
+  m.tabla<EntregaGuardada>('entregas', [
+    { nombre: 'evento_webhook_numero', clave: (r) => `${r.evento_id}|${r.webhook_id}|${r.numero}` },
+  ]);
+export const tablaIntentos = (m: Almacen) => m.tabla<IntentoGuardado>('entregas_intentos');
+
+const porIniciar = (r: EntregaGuardada): EntregaPorIniciar => ({
+  id: r.id,
+  cuenta_id: r.cuenta_id,
+  modo: r.modo,
+  evento_id: r.evento_id,
+  webhook_id: r.webhook_id,
+  numero: r.numero,
+});
+
+export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
+  const tabla = tablaEntregas(m);
+  const intentos = tablaIntentos(m);
+  const eventos = tablaEventos(m);
+  const webhooks = tablaWebhooks(m);
+
+  // The real read joins the event (an inner join: a delivery without its event is not shown).
+  const leer = (r: EntregaGuardada): FilaEntrega | undefined => {
+    const ev = eventos.buscar(r.evento_id);
+    if (!ev) return undefined;
+    return {
+      id: r.id,
+      modo: r.modo,
+      evento_id: r.evento_id,
+      tipo_evento: ev.tipo,
+      webhook_id: r.webhook_id,
+      numero: r.numero,
+      estado: r.estado,
+      proximo_intento_en: r.proximo_intento_en,
+      creado_en: r.creado_en,
+      actualizado_en: r.actualizado_en,
+      intentos: intentos
+        .todas()
+        .filter((i) => i.entrega_id === r.id)
+        .sort((x, y) => x.numero - y.numero)
+        .map(({ id: _i, entrega_id: _e, ...i }) => ({ ...i, error: i.error && copiaJson(i.error) })),
+    };
+  };
+  const leidas = (filas: EntregaGuardada[]) =>
+    filas.map(leer).filter((f): f is FilaEntrega => f !== undefined);
+
+  function insertar(f: Omit<EntregaGuardada, 'estado' | 'intentos' | 'proximo_intento_en' | 'creado_en' | 'actualizado_en'>) {
+    const ahora = new Date();
+    tabla.insertar({ ...f, estado: 'pendiente', intentos: 0, proximo_intento_en: null, creado_en: ahora, actualizado_en: ahora });
+  }
+
+  return {
+    async crearParaEvento(ev) {
+      const a = { cuentaId: ev.cuenta_id, modo: ev.modo };
+      const suscritos = webhooks
+        .todas()
+        .filter(
+          (w) =>
+            deAlcance(a)(w) &&
+            w.activo &&
+            w.eliminado_en === null &&
+            w.creado_en <= ev.creado_en &&
+            w.eventos_suscritos.includes(ev.tipo),
+        );
+      for (const w of suscritos) {
+        // INSERT … ON CONFLICT IGNORE: a repeated call leaves the first rows as they are.
+        const existe = tabla.todas().some((r) => r.evento_id === ev.id && r.webhook_id === w.id && r.numero === 0);
+        if (!existe)
+          insertar({ id: nuevoId('ent'), ...columnasAlcance(a), evento_id: ev.id, webhook_id: w.id, numero: 0 });
+      }
+      return tabla
+        .todas()
+        .filter((r) => r.evento_id === ev.id && r.numero === 0 && r.estado === 'pendiente')
+        .map(porIniciar);
+    },
+
+    async crearReenvio(tx, a, eventoId, webhookId) {
+      exigirAbierta(tx);
+      const numeros = tabla
+        .todas()
+        .filter((r) => r.evento_id === eventoId && r.webhook_id === webhookId)
+        .map((r) => r.numero);
+      const fila = {
+        id: nuevoId('ent'),
+        ...columnasAlcance(a),
+        evento_id: eventoId,
+        webhook_id: webhookId,
+        numero: Math.max(-1, ...numeros) + 1,
+      };
+      insertar(fila);
+      return fila;
+    },
+
+    async obtener(a, id, tx) {
+      exigirAbierta(tx);
+      const r = tabla.todas().find((x) => deAlcance(a)(x) && x.id === id);
+      return r && leer(r);
+    },
+
+    async listar(a, filtros, pagina) {
+      const filas = tabla
+        .todas()
+        .filter(
+          (r) =>
+            deAlcance(a)(r) &&
+            eventos.buscar(r.evento_id) !== undefined &&
+            (!filtros.webhookId || r.webhook_id === filtros.webhookId) &&
+            (!filtros.eventoId || r.evento_id === filtros.eventoId) &&
+            (!filtros.estado || r.estado === filtros.estado),
+        );
+      const t = paginarEnMemoria(filas, pagina);
+      return { ...t, datos: leidas(t.datos) };
+    },
+
+    async registrarIntento(a, entregaId, intento, despues) {
+      // An upsert: a retried activity rewrites its own attempt.
+      const id = `${entregaId}|${intento.numero}`;
+      const fila = { ...intento, error: intento.error && copiaJson(intento.error) };
+      if (intentos.buscar(id)) intentos.cambiar(id, fila);
+      else intentos.insertar({ ...fila, id, entrega_id: entregaId });
+      const r = tabla.buscar(entregaId);
+      if (r && deAlcance(a)(r) && r.estado === 'pendiente')
+        tabla.cambiar(entregaId, { ...despues, intentos: intento.numero, actualizado_en: intento.iniciado_en });
+    },
+
+    async cancelarPendientes(tx, a, webhookId, ahora) {
+      exigirAbierta(tx);
+      const filas = tabla
+        .todas()
+        .filter((r) => deAlcance(a)(r) && r.webhook_id === webhookId && r.estado === 'pendiente');
+      for (const r of filas)
+        tabla.cambiar(r.id, { estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });
+      return filas.map(porIniciar);
+    },
+
+    async cancelar(a, id, ahora) {
+      const r = tabla.buscar(id);
+      if (r && deAlcance(a)(r) && r.estado === 'pendiente')
+        tabla.cambiar(id, { estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });
+    },
+  };
+}
