@@ -112,9 +112,7 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
         cancelacion: { estado: 'rechazada', error: { codigo: 'sin_certificado_activo' } },
       });
       const ev = await c.http.get('/v1/eventos?tipo=factura.cancelacion_fallida');
-      expect(
-        ev.body.datos.some((e: { datos: { id: string } }) => e.datos.id === f.id),
-      ).toBe(true);
+      expect(ev.body.datos.some((e: { datos: { id: string } }) => e.datos.id === f.id)).toBe(true);
     } finally {
       expect((await c.http.patch(`/v1/certificados/${cert.id}`, { activo: true })).status).toBe(200);
     }

@@ -5,7 +5,8 @@ describe('servidor de desarrollo de Temporal', () => {
   it('registra cada atributo de búsqueda del proyecto con su tipo', () => {
     expect(atributosParaCli()).toEqual(
       Object.values(ATRIBUTOS).map(
-        (k) => `${k.name}=${k.name === 'FacturasPagadas' ? 'KeywordList' : 'Keyword'}`,
+        (k) =>
+          `${k.name}=${({ FacturasPagadas: 'KeywordList', IntentosEntrega: 'Int' } as Record<string, string>)[k.name] ?? 'Keyword'}`,
       ),
     );
     expect(atributosParaCli()).toContain('FacturaId=Keyword');

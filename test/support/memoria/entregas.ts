@@ -109,7 +109,8 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
         ...columnasAlcance(a),
         evento_id: eventoId,
         webhook_id: webhookId,
-        numero: Math.max(-1, ...numeros) + 1,
+        // 0 is the event's own delivery, whether or not it exists: a resend is 1, 2…
+        numero: Math.max(0, ...numeros) + 1,
       };
       insertar(fila);
       return fila;
