@@ -33,8 +33,12 @@ export function crearDespachadorTemporal(
   o: OpcionesDespachador,
 ): DespachadorEventos & IniciadorEntregas & { despachar(eventoIds: string[]): void } {
   const evento = (id: string) => o.eventos.paraDespacho(id);
+  // A burst of events must not become a thousand concurrent starts: the server then answers none of them
+  // quickly and the first deliveries wait for the whole burst.
+  const turno = limitador(32);
 
   async function iniciarUna(e: EntregaPorIniciar, ev: { tipo: string; datos: Record<string, unknown> }) {
+    await turno.entrar();
     try {
       await o.cliente.workflow.start<typeof entregarEvento>('entregarEvento', {
         workflowId: idEntrega(e),
@@ -49,6 +53,8 @@ export function crearDespachadorTemporal(
       });
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    } finally {
+      turno.salir();
     }
   }
 
@@ -75,8 +81,19 @@ export function crearDespachadorTemporal(
 
     async despacharPendientes() {
       const ids = await o.eventos.porDespachar(new Date(Date.now() - (o.graciaMs ?? 10_000)), 1000);
-      // Sequential: a backlog after an outage must not flood Temporal all at once.
-      for (const id of ids) await despacharUno(id);
+      // Sequential: a backlog after an outage must not flood Temporal all at once. One event that cannot be
+      // dispatched does not hold back the others; the run still fails (and is retried) naming it.
+      const fallidos: string[] = [];
+      for (const id of ids) {
+        await despacharUno(id).catch((err: unknown) => {
+          fallidos.push(`${id}: ${(err as Error).message}`);
+        });
+      }
+      if (fallidos.length) {
+        throw new Error(
+          `${fallidos.length} de ${ids.length} eventos sin despachar: ${fallidos.slice(0, 3).join('; ')}`,
+        );
+      }
       return ids.length;
     },
 
@@ -100,6 +117,20 @@ export function crearDespachadorTemporal(
           );
       for (let i = 0; i < entregas.length; i += 20)
         await Promise.all(entregas.slice(i, i + 20).map(cancelar));
+    },
+  };
+}
+
+/** At most `n` holders at once; the others wait in arrival order. */
+function limitador(n: number) {
+  let libres = n;
+  const cola: (() => void)[] = [];
+  return {
+    entrar: () => (libres > 0 ? Promise.resolve(void libres--) : new Promise<void>((r) => cola.push(r))),
+    salir() {
+      const siguiente = cola.shift();
+      if (siguiente) siguiente();
+      else libres++;
     },
   };
 }

@@ -84,7 +84,7 @@ export function atributosEntrega(
     { key: ATRIBUTOS.TipoEvento, value: e.tipo },
     { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
     { key: ATRIBUTOS.Modo, value: a.modo },
-    { key: ATRIBUTOS.IntentosEntrega, value: 0 },
+    { key: ATRIBUTOS.IntentosEntrega, value: 1 },
     ...(organizacion ? [{ key: ATRIBUTOS.OrganizacionId, value: organizacion }] : []),
     ...(factura ? [{ key: ATRIBUTOS.FacturaId, value: factura }] : []),
     ...(pagoId ? [{ key: ATRIBUTOS.PagoId, value: pagoId }] : []),

@@ -45,7 +45,8 @@ export async function entregarEvento(e: EntradaEntregaWorkflow): Promise<'entreg
   for (let i = 0; i < programa.length; i++) {
     const espera = inicio + programa[i]! * 1000 - Date.now();
     if (espera > 0 && (await condition(() => adelantar, espera))) adelantar = false;
-    upsertSearchAttributes([{ key: ATRIBUTOS.IntentosEntrega, value: i + 1 }]);
+    // Starts at 1 (see atributosEntrega): most deliveries end at their first attempt and never write it.
+    if (i > 0) upsertSearchAttributes([{ key: ATRIBUTOS.IntentosEntrega, value: i + 1 }]);
     const proximo = programa[i + 1];
     const r: ResultadoIntento = await (i === 0 ? primero : siguientes).intentarEntrega({
       entregaId: e.entregaId,

@@ -20,8 +20,10 @@ const FALLO_500: ResultadoEnvio = {
   respuesta: 'Internal Server Error',
 };
 
-const registrarEvento = (tipo: TipoEvento = 'factura.timbrada', datos: object = { id: 'fac_1', total: '116.00' }) =>
-  x.m.transacciones.ejecutar((tx) => x.m.eventos.registrar(tx, x.a, tipo, datos));
+const registrarEvento = (
+  tipo: TipoEvento = 'factura.timbrada',
+  datos: object = { id: 'fac_1', total: '116.00' },
+) => x.m.transacciones.ejecutar((tx) => x.m.eventos.registrar(tx, x.a, tipo, datos));
 
 /** A webhook subscribed to `factura.timbrada`, one event, and its delivery as the dispatcher creates it. */
 async function entregaPendiente() {
@@ -98,12 +100,18 @@ describe('intentarEntrega', () => {
     x.reloj.ahora = proximo;
     expect(await x.act.intentarEntrega(intento(entrega.id, { numero: 2 }))).toBe('entregada');
     expect(fila(entrega.id)).toMatchObject({ estado: 'entregada', intentos: 2, proximo_intento_en: null });
-    expect((await x.s.webhooks.obtenerEntrega(x.a, entrega.id)).intentos.map((i) => i.status_http)).toEqual([500, 200]);
+    expect((await x.s.webhooks.obtenerEntrega(x.a, entrega.id)).intentos.map((i) => i.status_http)).toEqual([
+      500, 200,
+    ]);
   });
 
   it('un fallo en el último intento → fallida', async () => {
     const { entrega } = await entregaPendiente();
-    x.enviador.responder({ ...FALLO_500, status: null, error: { codigo: 'tiempo_agotado', mensaje: 'Sin respuesta.' } });
+    x.enviador.responder({
+      ...FALLO_500,
+      status: null,
+      error: { codigo: 'tiempo_agotado', mensaje: 'Sin respuesta.' },
+    });
     const r = await x.act.intentarEntrega(intento(entrega.id, { numero: 5, ultimo: true, proximoEn: null }));
     expect(r).toBe('fallida');
     expect(fila(entrega.id)).toMatchObject({ estado: 'fallida', intentos: 5, proximo_intento_en: null });
@@ -134,7 +142,9 @@ describe('intentarEntrega', () => {
 
   it('webhook desactivado sin pasar por el servicio (la entrega sigue pendiente) → cancelada sin enviar', async () => {
     const { w, entrega } = await entregaPendiente();
-    await x.m.transacciones.ejecutar((tx) => x.m.webhooks.actualizar(tx, x.a, w.id, { activo: false }, AHORA));
+    await x.m.transacciones.ejecutar((tx) =>
+      x.m.webhooks.actualizar(tx, x.a, w.id, { activo: false }, AHORA),
+    );
     expect(fila(entrega.id).estado).toBe('pendiente');
     expect(await x.act.intentarEntrega(intento(entrega.id))).toBe('cancelada');
     expect(fila(entrega.id)).toMatchObject({ estado: 'cancelada', intentos: 0 });
@@ -168,12 +178,19 @@ describe('intentarEntrega', () => {
     const t = Math.floor(AHORA.getTime() / 1000);
     expect(verificarFirmaCuerpo(cuerpo, encabezados['X-Facturacion-Firma']!, w.secreto_firma)).toBe(true);
     expect(encabezados['X-Facturacion-Firma-Tiempo']).toMatch(new RegExp(`^t=${t},v1=[0-9a-f]{64}$`));
-    expect(verificarFirmaConTiempo(cuerpo, encabezados['X-Facturacion-Firma-Tiempo']!, w.secreto_firma, t)).toBe(true);
+    expect(
+      verificarFirmaConTiempo(cuerpo, encabezados['X-Facturacion-Firma-Tiempo']!, w.secreto_firma, t),
+    ).toBe(true);
     expect(encabezados).not.toHaveProperty('X-Facturacion-Firma-Anterior');
     // Another secret, or another body, does not verify.
-    const otro = await x.s.webhooks.crear(x.a, { url: 'https://otro.ejemplo.mx/', eventos_suscritos: ['pago.creado'] });
+    const otro = await x.s.webhooks.crear(x.a, {
+      url: 'https://otro.ejemplo.mx/',
+      eventos_suscritos: ['pago.creado'],
+    });
     expect(verificarFirmaCuerpo(cuerpo, encabezados['X-Facturacion-Firma']!, otro.secreto_firma)).toBe(false);
-    expect(verificarFirmaCuerpo(Buffer.from(`${cuerpo} `), encabezados['X-Facturacion-Firma']!, w.secreto_firma)).toBe(false);
+    expect(
+      verificarFirmaCuerpo(Buffer.from(`${cuerpo} `), encabezados['X-Facturacion-Firma']!, w.secreto_firma),
+    ).toBe(false);
   });
 
   it('durante el solape de una rotación firman los dos secretos; después, solo el nuevo', async () => {
@@ -186,10 +203,14 @@ describe('intentarEntrega', () => {
     const durante = x.enviador.envios[0]!;
     const h = durante.encabezados;
     expect(verificarFirmaCuerpo(durante.cuerpo, h['X-Facturacion-Firma']!, r.secreto_firma)).toBe(true);
-    expect(verificarFirmaCuerpo(durante.cuerpo, h['X-Facturacion-Firma-Anterior']!, w.secreto_firma)).toBe(true);
+    expect(verificarFirmaCuerpo(durante.cuerpo, h['X-Facturacion-Firma-Anterior']!, w.secreto_firma)).toBe(
+      true,
+    );
     expect(h['X-Facturacion-Firma-Tiempo']!.match(/v1=/g)).toHaveLength(2);
     for (const secreto of [r.secreto_firma, w.secreto_firma])
-      expect(verificarFirmaConTiempo(durante.cuerpo, h['X-Facturacion-Firma-Tiempo']!, secreto, t)).toBe(true);
+      expect(verificarFirmaConTiempo(durante.cuerpo, h['X-Facturacion-Firma-Tiempo']!, secreto, t)).toBe(
+        true,
+      );
 
     // After the overlap: the next attempt (and a resend) carry the new secret's signature alone.
     x.reloj.ahora = new Date(AHORA.getTime() + 24 * HORA);
@@ -200,7 +221,9 @@ describe('intentarEntrega', () => {
     expect(h2).not.toHaveProperty('X-Facturacion-Firma-Anterior');
     expect(h2['X-Facturacion-Firma-Tiempo']!.match(/v1=/g)).toHaveLength(1);
     expect(verificarFirmaCuerpo(despues.cuerpo, h2['X-Facturacion-Firma']!, r.secreto_firma)).toBe(true);
-    expect(verificarFirmaConTiempo(despues.cuerpo, h2['X-Facturacion-Firma-Tiempo']!, w.secreto_firma, t2)).toBe(false);
+    expect(
+      verificarFirmaConTiempo(despues.cuerpo, h2['X-Facturacion-Firma-Tiempo']!, w.secreto_firma, t2),
+    ).toBe(false);
     // Same event, same bytes: only the signatures' time moved.
     expect(despues.cuerpo.equals(durante.cuerpo)).toBe(true);
     expect(JSON.parse(despues.cuerpo.toString('utf8')).id).toBe(eventoId);
@@ -221,7 +244,11 @@ describe('despacho de eventos (outbox)', () => {
       }),
     ).rejects.toThrow('la transición falló');
     expect(x.m.despachador.anunciados.slice(anunciados)).toEqual([[id]]);
-    expect(tablaPorDespachar(x.m.almacen).todas().map((r) => r.id)).toEqual([id]);
+    expect(
+      tablaPorDespachar(x.m.almacen)
+        .todas()
+        .map((r) => r.id),
+    ).toEqual([id]);
     // The reconciler sees only rows older than its cut.
     const creado = (await x.m.eventos.paraDespacho(id))!.creado_en;
     expect(await x.m.eventos.porDespachar(creado, 100)).toEqual([]);
@@ -229,17 +256,36 @@ describe('despacho de eventos (outbox)', () => {
   });
 
   it('despacharPendientes crea una entrega por webhook activo suscrito de la cuenta y modo, y vacía la cola', async () => {
-    const w = await x.s.webhooks.crear(x.a, { url: 'https://a.ejemplo.mx/', eventos_suscritos: ['factura.timbrada'] });
-    const otroTipo = await x.s.webhooks.crear(x.a, { url: 'https://b.ejemplo.mx/', eventos_suscritos: ['pago.creado'] });
-    const inactivo = await x.s.webhooks.crear(x.a, { url: 'https://c.ejemplo.mx/', eventos_suscritos: ['factura.timbrada'] });
+    const w = await x.s.webhooks.crear(x.a, {
+      url: 'https://a.ejemplo.mx/',
+      eventos_suscritos: ['factura.timbrada'],
+    });
+    const otroTipo = await x.s.webhooks.crear(x.a, {
+      url: 'https://b.ejemplo.mx/',
+      eventos_suscritos: ['pago.creado'],
+    });
+    const inactivo = await x.s.webhooks.crear(x.a, {
+      url: 'https://c.ejemplo.mx/',
+      eventos_suscritos: ['factura.timbrada'],
+    });
     await x.s.webhooks.actualizar(x.a, inactivo.id, { activo: false });
-    const ajeno = await x.s.webhooks.crear(alcance('cta_b'), { url: 'https://d.ejemplo.mx/', eventos_suscritos: ['factura.timbrada'] });
+    const ajeno = await x.s.webhooks.crear(alcance('cta_b'), {
+      url: 'https://d.ejemplo.mx/',
+      eventos_suscritos: ['factura.timbrada'],
+    });
     const id = await registrarEvento();
 
     const n = await x.m.despachador.despacharPendientes();
     expect(n).toBeGreaterThanOrEqual(1);
     expect(x.m.despachador.iniciadas.filter((e) => e.evento_id === id)).toEqual([
-      { id: expect.stringMatching(/^ent_/), cuenta_id: x.a.cuentaId, modo: 'test', evento_id: id, webhook_id: w.id, numero: 0 },
+      {
+        id: expect.stringMatching(/^ent_/),
+        cuenta_id: x.a.cuentaId,
+        modo: 'test',
+        evento_id: id,
+        webhook_id: w.id,
+        numero: 0,
+      },
     ]);
     expect(tablaPorDespachar(x.m.almacen).todas()).toEqual([]);
     for (const otro of [otroTipo, inactivo, ajeno])
@@ -249,8 +295,14 @@ describe('despacho de eventos (outbox)', () => {
     const ev = (await x.m.eventos.paraDespacho(id))!;
     expect(ev.cuenta_id).toBe(x.a.cuentaId);
     const otra = await x.m.entregas.crearParaEvento(ev);
-    expect(otra.map((e) => e.id)).toEqual(x.m.despachador.iniciadas.filter((e) => e.evento_id === id).map((e) => e.id));
-    expect(tablaEntregas(x.m.almacen).todas().filter((e) => e.evento_id === id)).toHaveLength(1);
+    expect(otra.map((e) => e.id)).toEqual(
+      x.m.despachador.iniciadas.filter((e) => e.evento_id === id).map((e) => e.id),
+    );
+    expect(
+      tablaEntregas(x.m.almacen)
+        .todas()
+        .filter((e) => e.evento_id === id),
+    ).toHaveLength(1);
     expect(await x.act.despacharPendientes()).toBe(0);
   });
 
@@ -258,7 +310,10 @@ describe('despacho de eventos (outbox)', () => {
     const id = await registrarEvento();
     const creado = (await x.m.eventos.paraDespacho(id))!.creado_en;
     x.reloj.ahora = new Date(creado.getTime() + 1);
-    await x.s.webhooks.crear(x.a, { url: 'https://tarde.ejemplo.mx/', eventos_suscritos: ['factura.timbrada'] });
+    await x.s.webhooks.crear(x.a, {
+      url: 'https://tarde.ejemplo.mx/',
+      eventos_suscritos: ['factura.timbrada'],
+    });
     await x.act.despacharPendientes();
     expect(x.m.despachador.iniciadas.filter((e) => e.evento_id === id)).toEqual([]);
   });

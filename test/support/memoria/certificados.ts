@@ -108,7 +108,12 @@ export function crearCertificadosEnMemoria(m: Almacen): RepositorioCertificados 
     async registrarAviso(tx, certificadoId, tipo, eventoId) {
       exigirAbierta(tx);
       await sinDuplicar(async () =>
-        avisos.insertar({ id: `${certificadoId}|${tipo}`, certificado_id: certificadoId, tipo, evento_id: eventoId }),
+        avisos.insertar({
+          id: `${certificadoId}|${tipo}`,
+          certificado_id: certificadoId,
+          tipo,
+          evento_id: eventoId,
+        }),
       );
     },
   };

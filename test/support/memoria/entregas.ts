@@ -68,9 +68,18 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
   const leidas = (filas: EntregaGuardada[]) =>
     filas.map(leer).filter((f): f is FilaEntrega => f !== undefined);
 
-  function insertar(f: Omit<EntregaGuardada, 'estado' | 'intentos' | 'proximo_intento_en' | 'creado_en' | 'actualizado_en'>) {
+  function insertar(
+    f: Omit<EntregaGuardada, 'estado' | 'intentos' | 'proximo_intento_en' | 'creado_en' | 'actualizado_en'>,
+  ) {
     const ahora = new Date();
-    tabla.insertar({ ...f, estado: 'pendiente', intentos: 0, proximo_intento_en: null, creado_en: ahora, actualizado_en: ahora });
+    tabla.insertar({
+      ...f,
+      estado: 'pendiente',
+      intentos: 0,
+      proximo_intento_en: null,
+      creado_en: ahora,
+      actualizado_en: ahora,
+    });
   }
 
   return {
@@ -88,9 +97,17 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
         );
       for (const w of suscritos) {
         // INSERT … ON CONFLICT IGNORE: a repeated call leaves the first rows as they are.
-        const existe = tabla.todas().some((r) => r.evento_id === ev.id && r.webhook_id === w.id && r.numero === 0);
+        const existe = tabla
+          .todas()
+          .some((r) => r.evento_id === ev.id && r.webhook_id === w.id && r.numero === 0);
         if (!existe)
-          insertar({ id: nuevoId('ent'), ...columnasAlcance(a), evento_id: ev.id, webhook_id: w.id, numero: 0 });
+          insertar({
+            id: nuevoId('ent'),
+            ...columnasAlcance(a),
+            evento_id: ev.id,
+            webhook_id: w.id,
+            numero: 0,
+          });
       }
       return tabla
         .todas()
@@ -145,7 +162,11 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
       else intentos.insertar({ ...fila, id, entrega_id: entregaId });
       const r = tabla.buscar(entregaId);
       if (r && deAlcance(a)(r) && r.estado === 'pendiente')
-        tabla.cambiar(entregaId, { ...despues, intentos: intento.numero, actualizado_en: intento.iniciado_en });
+        tabla.cambiar(entregaId, {
+          ...despues,
+          intentos: intento.numero,
+          actualizado_en: intento.iniciado_en,
+        });
     },
 
     async cancelarPendientes(tx, a, webhookId, ahora) {

@@ -2,7 +2,13 @@ import type { EnvioWebhook, ResultadoEnvio } from '../../../webhooks/enviar';
 import { crearGuion } from './guion';
 
 /** A receiver's answers: a 2xx unless a test scripts otherwise. */
-export const RESPUESTA_OK: ResultadoEnvio = { ok: true, status: 200, latenciaMs: 42, error: null, respuesta: 'ok' };
+export const RESPUESTA_OK: ResultadoEnvio = {
+  ok: true,
+  status: 200,
+  latenciaMs: 42,
+  error: null,
+  respuesta: 'ok',
+};
 
 /** webhooks/enviar.ts without a network: each request is recorded and answered from the script. */
 export function crearEnviadorEnMemoria() {

@@ -92,7 +92,9 @@ export function crearWebhooksEnMemoria(m: Almacen): RepositorioWebhooks {
         ...c,
         ...(c.eventos_suscritos ? { eventos_suscritos: [...c.eventos_suscritos] } : {}),
         ...(c.secreto_cifrado ? { secreto_cifrado: Buffer.from(c.secreto_cifrado) } : {}),
-        ...(c.secreto_anterior_cifrado ? { secreto_anterior_cifrado: Buffer.from(c.secreto_anterior_cifrado) } : {}),
+        ...(c.secreto_anterior_cifrado
+          ? { secreto_anterior_cifrado: Buffer.from(c.secreto_anterior_cifrado) }
+          : {}),
         ...(c.dek_cifrada ? { dek_cifrada: Buffer.from(c.dek_cifrada) } : {}),
         actualizado_en: ahora,
       });

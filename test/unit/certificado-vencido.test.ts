@@ -1,0 +1,115 @@
+import { aApiError } from '../../api/middleware/manejador-errores';
+import type { ErrorNegocio } from '../../dominio/errores';
+import { crearServicioPagos, type RegistradorPagos } from '../../servicios/pagos';
+import { CSD_VALIDO } from '../support/certificados';
+import { tablaFacturas } from '../support/memoria';
+import { tablaCertificados } from '../support/memoria/certificados';
+import {
+  AHORA,
+  catalogosPrueba,
+  crearEntornoActividades,
+  rechazoSinEscrituras,
+  solicitudFactura,
+} from '../support/memoria/servicios';
+
+let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
+
+beforeEach(async () => {
+  x = await crearEntornoActividades();
+});
+
+/** The organization's active CSD stops being valid at `hasta` (the clock stays at AHORA). */
+const venceEn = (hasta: Date) => tablaCertificados(x.m.almacen).cambiar(x.ids.cert!, { valido_hasta: hasta });
+const vencer = () => venceEn(AHORA);
+
+function esVencido(e: ErrorNegocio, parametro: string) {
+  const api = aApiError(e);
+  expect([api.status, e.tipo, e.codigo, e.parametro]).toEqual([
+    422,
+    'regla_de_negocio',
+    'certificado_vencido',
+    parametro,
+  ]);
+  expect(e.message).toBe(
+    `El certificado ${CSD_VALIDO.noCertificado} (${x.ids.cert}) venció el ${AHORA.toISOString().slice(0, 10)} y ya no puede sellar: suba un CSD vigente con POST /v1/certificados.`,
+  );
+}
+
+describe('CSD activo vencido', () => {
+  it('crear con timbrado automático → 422 certificado_vencido en organizacion, sin escribir ni timbrar', async () => {
+    vencer();
+    const e = await rechazoSinEscrituras(x.m, () => x.s.facturas.crear(x.a, solicitudFactura(x.ids)));
+    esVencido(e, 'organizacion');
+    expect(x.s.timbrador.llamadas).toEqual([]);
+  });
+
+  it('un milisegundo antes de vencer todavía se timbra', async () => {
+    venceEn(new Date(AHORA.getTime() + 1));
+    const r = await x.s.facturas.crear(x.a, solicitudFactura(x.ids));
+    expect(r).toMatchObject({ pendiente: false, factura: { estado: 'timbrada' } });
+  });
+
+  it('un borrador (auto_timbrar false) se crea igual; su POST …/timbrar → 422 certificado_vencido en id', async () => {
+    vencer();
+    const { factura, pendiente } = await x.s.facturas.crear(
+      x.a,
+      solicitudFactura(x.ids, { auto_timbrar: false }),
+    );
+    expect([factura.estado, pendiente]).toEqual(['borrador', false]);
+    expect(tablaFacturas(x.m.almacen).buscar(factura.id)?.timbrado_estado).toBe('no_solicitado');
+
+    const e = await rechazoSinEscrituras(x.m, () => x.s.facturas.timbrar(x.a, factura.id));
+    esVencido(e, 'id');
+    expect(x.s.timbrador.llamadas).toEqual([]);
+  });
+
+  it('un pago → 422 certificado_vencido en organizacion, sin escribir ni iniciar su workflow', async () => {
+    const ppd = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
+    vencer();
+    const registrados: unknown[] = [];
+    const registrador: RegistradorPagos = { registrar: async (_a, p) => void registrados.push(p) };
+    const pagos = crearServicioPagos({
+      pagos: x.m.pagos,
+      facturas: x.m.facturas,
+      organizaciones: x.s.organizaciones,
+      catalogos: catalogosPrueba(),
+      timbrador: x.s.timbrador,
+      csdVigente: x.s.csdVigente,
+      registrador,
+      ahora: () => x.reloj.ahora,
+    });
+    const e = await rechazoSinEscrituras(x.m, () =>
+      pagos.crear(x.a, {
+        organizacion: x.ids.org,
+        fecha_pago: AHORA.toISOString(),
+        forma_pago: '03',
+        monto: '10.00',
+        facturas_pagadas: [{ factura: ppd.id, imp_pagado: '10.00' }],
+      }),
+    );
+    esVencido(e, 'organizacion');
+    expect(registrados).toEqual([]);
+  });
+
+  it('prepararTimbrado → rechazado certificado_vencido y nunca sella', async () => {
+    x.s.timbrador.desenlace('pendiente');
+    const { factura } = await x.s.facturas.crear(x.a, solicitudFactura(x.ids));
+    vencer();
+    const abrir = jest.spyOn(x.s.boveda, 'abrir');
+    const sellar = jest.spyOn(x.m.facturas, 'guardarSello');
+    const antes = x.m.almacen.volcado();
+
+    const r = await x.act.prepararTimbrado(x.entrada(factura.id));
+    expect(r).toEqual({
+      estado: 'rechazado',
+      error: {
+        codigo: 'certificado_vencido',
+        mensaje: `El certificado ${CSD_VALIDO.noCertificado} (${x.ids.cert}) venció el ${AHORA.toISOString().slice(0, 10)} y ya no puede sellar: suba un CSD vigente con POST /v1/certificados.`,
+      },
+    });
+    expect(abrir).not.toHaveBeenCalled();
+    expect(sellar).not.toHaveBeenCalled();
+    expect(tablaFacturas(x.m.almacen).buscar(factura.id)?.xml_sellado).toBeNull();
+    expect(x.m.almacen.volcado()).toBe(antes);
+  });
+});
