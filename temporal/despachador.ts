@@ -15,7 +15,7 @@ export interface OpcionesDespachador {
   cliente: Client;
   taskQueue: string;
   eventos: Pick<RepositorioEventos, 'paraDespacho' | 'porDespachar' | 'despachado'>;
-  entregas: Pick<RepositorioEntregas, 'crearParaEvento'>;
+  entregas: Pick<RepositorioEntregas, 'crearParaEvento' | 'sinIniciar'>;
   logger: Logger;
   /** Attempt offsets in seconds (tests use short ones); the specification's when absent. */
   programaS?: number[];
@@ -58,6 +58,13 @@ export function crearDespachadorTemporal(
     }
   }
 
+  async function iniciarTodas(entregas: EntregaPorIniciar[]) {
+    for (const e of entregas) {
+      const ev = await evento(e.evento_id);
+      if (ev) await iniciarUna(e, ev);
+    }
+  }
+
   async function despacharUno(id: string): Promise<void> {
     const ev = await evento(id);
     if (ev) {
@@ -89,19 +96,29 @@ export function crearDespachadorTemporal(
           fallidos.push(`${id}: ${(err as Error).message}`);
         });
       }
+      // A resend whose start failed after its row was written (Temporal down): start it now. One already running
+      // or finished refuses the start, so this changes nothing for them.
+      for (const e of await o.entregas.sinIniciar(new Date(Date.now() - (o.graciaMs ?? 10_000)), 1000)) {
+        await iniciarTodas([e]).catch((err: unknown) => {
+          fallidos.push(`${e.id}: ${(err as Error).message}`);
+        });
+      }
       if (fallidos.length) {
         throw new Error(
-          `${fallidos.length} de ${ids.length} eventos sin despachar: ${fallidos.slice(0, 3).join('; ')}`,
+          `${fallidos.length} eventos o entregas sin despachar: ${fallidos.slice(0, 3).join('; ')}`,
         );
       }
       return ids.length;
     },
 
+    /** For the API's resends: the row is committed, so a failed start is left to the reconciler, not lost. */
     async iniciar(entregas) {
-      for (const e of entregas) {
-        const ev = await evento(e.evento_id);
-        if (ev) await iniciarUna(e, ev);
-      }
+      await iniciarTodas(entregas).catch((err: unknown) =>
+        o.logger.warn(
+          { entregas: entregas.map((e) => e.id), err: { message: (err as Error).message } },
+          'entrega sin iniciar: la iniciará el reconciliador',
+        ),
+      );
     },
 
     async detener(entregas) {

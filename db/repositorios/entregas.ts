@@ -111,6 +111,20 @@ export function crearRepositorioEntregas(db: Knex) {
         .where({ evento_id: ev.id, numero: 0, estado: 'pendiente' });
     },
 
+    /**
+     * Resends still pending with no attempt, created before `antesDe`: their workflow may never have started. (An
+     * event's own deliveries need no sweep: its outbox row stays until every one of them has started.)
+     */
+    async sinIniciar(antesDe: Date, limite: number): Promise<EntregaPorIniciar[]> {
+      return db('entregas')
+        .select(['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'])
+        .where({ estado: 'pendiente', intentos: 0 })
+        .where('numero', '>', 0)
+        .where('creado_en', '<', antesDe)
+        .orderBy('creado_en')
+        .limit(limite);
+    },
+
     /** A resend: the next number for this event and webhook (the caller holds the webhook's lock). */
     async crearReenvio(
       tx: Transaccion,

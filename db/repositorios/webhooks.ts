@@ -67,7 +67,8 @@ export function crearRepositorioWebhooks(db: Knex) {
         ...columnasAlcance(a),
         eventos_suscritos: JSON.stringify(f.eventos_suscritos),
         activo: true,
-        creado_en: ahora,
+        // The database's clock, as events have: a delivery goes to webhooks created before its event.
+        creado_en: db.fn.now(3),
         actualizado_en: ahora,
       });
     },

@@ -118,6 +118,14 @@ const OPERACIONES_INTERFAZ: [Metodo, string][] = [
   ['get', '/v1/llaves_api'],
   ['delete', '/v1/llaves_api/{id}'],
 ];
+/** Beyond section 4: the delivery log, resends and secret rotation (the spec leaves them to a control panel). */
+const OPERACIONES_PROPIAS: [Metodo, string][] = [
+  ['post', '/v1/webhooks/{id}/rotar_secreto'],
+  ['get', '/v1/webhooks/{id}/entregas'],
+  ['post', '/v1/webhooks/{id}/entregas'],
+  ['get', '/v1/eventos/{id}/entregas'],
+  ['get', '/v1/entregas/{id}'],
+];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
   ['get', '/salud/vivo'],
@@ -131,7 +139,9 @@ const LISTAS = [
   '/v1/certificados',
   '/v1/pagos',
   '/v1/webhooks',
+  '/v1/webhooks/{id}/entregas',
   '/v1/eventos',
+  '/v1/eventos/{id}/entregas',
   '/v1/llaves_api',
 ];
 const esPublica = (ruta: string) => ruta.startsWith('/v1/catalogos/') || ruta.startsWith('/salud');
@@ -391,8 +401,8 @@ describe('openapi.yaml: documento', () => {
 describe('openapi.yaml: cobertura de la interfaz', () => {
   const documentadas = operaciones();
 
-  it('documenta exactamente las operaciones de la sección 4 más la salud', () => {
-    const esperadas = [...OPERACIONES_INTERFAZ, ...OPERACIONES_SALUD].map(
+  it('documenta exactamente las operaciones de la sección 4, las de entregas de webhooks y la salud', () => {
+    const esperadas = [...OPERACIONES_INTERFAZ, ...OPERACIONES_PROPIAS, ...OPERACIONES_SALUD].map(
       ([m, r]) => `${m.toUpperCase()} ${r}`,
     );
     expect(documentadas.map(nombreOp).sort()).toEqual([...esperadas].sort());

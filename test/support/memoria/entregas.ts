@@ -115,6 +115,15 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
         .map(porIniciar);
     },
 
+    async sinIniciar(antesDe, limite) {
+      return tabla
+        .todas()
+        .filter((r) => r.estado === 'pendiente' && r.intentos === 0 && r.numero > 0 && r.creado_en < antesDe)
+        .sort((x, y) => x.creado_en.getTime() - y.creado_en.getTime())
+        .slice(0, limite)
+        .map(porIniciar);
+    },
+
     async crearReenvio(tx, a, eventoId, webhookId) {
       exigirAbierta(tx);
       const numeros = tabla
