@@ -11,18 +11,22 @@ export interface Lista<T> {
 }
 
 // Opaque on purpose: clients must not build cursors, so the encoding can change.
-const codificar = (id: string) => Buffer.from(JSON.stringify({ v: 1, id })).toString('base64url');
+// `a` names the list when several share a prefix (the deliveries of a webhook, of an event).
+const codificar = (id: string, ambito?: string) =>
+  Buffer.from(JSON.stringify(ambito ? { v: 1, id, a: ambito } : { v: 1, id })).toString('base64url');
 
 /** The id prefix of each list's items: a cursor only walks the list that issued it. */
 export type PrefijoLista = 'org' | 'cli' | 'prod' | 'cert' | 'llave' | 'fac' | 'evt' | 'pago' | 'wh' | 'ent';
 
-function decodificar(cursor: string, prefijo: PrefijoLista): string {
+function decodificar(cursor: string, prefijo: PrefijoLista, ambito?: string): string {
   try {
-    const { v, id } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
+    const { v, id, a } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
       v?: number;
       id?: unknown;
+      a?: unknown;
     };
-    if (v === 1 && typeof id === 'string' && new RegExp(`^${prefijo}_[0-9a-z]{26}$`).test(id)) return id;
+    if (v === 1 && a === ambito && typeof id === 'string' && new RegExp(`^${prefijo}_[0-9a-z]{26}$`).test(id))
+      return id;
   } catch {
     // falls through to the error
   }
@@ -35,7 +39,7 @@ function decodificar(cursor: string, prefijo: PrefijoLista): string {
 }
 
 /** Reads `paginacion.limite` and `paginacion.cursor_inicio` (already type-checked by the OpenAPI validator). */
-export function leerPagina(query: Record<string, unknown>, prefijo: PrefijoLista): Pagina {
+export function leerPagina(query: Record<string, unknown>, prefijo: PrefijoLista, ambito?: string): Pagina {
   const limite =
     query['paginacion.limite'] === undefined ? LIMITE_POR_DEFECTO : Number(query['paginacion.limite']);
   if (!Number.isInteger(limite) || limite < 1 || limite > LIMITE_MAXIMO) {
@@ -49,19 +53,19 @@ export function leerPagina(query: Record<string, unknown>, prefijo: PrefijoLista
   const cursor = query['paginacion.cursor_inicio'];
   return {
     limite,
-    despuesDe: typeof cursor === 'string' && cursor ? decodificar(cursor, prefijo) : undefined,
+    despuesDe: typeof cursor === 'string' && cursor ? decodificar(cursor, prefijo, ambito) : undefined,
   };
 }
 
 /** A page as every list answers it; the cursor is the last item's id, opaque to clients. */
-export function lista<T extends { id: string }>(t: Tramo<T>): Lista<T> {
+export function lista<T extends { id: string }>(t: Tramo<T>, ambito?: string): Lista<T> {
   const ultimo = t.datos[t.datos.length - 1];
   return {
     objeto: 'lista',
     datos: t.datos,
     paginacion: {
       hay_mas: t.hayMas,
-      siguiente_cursor: t.hayMas && ultimo ? codificar(ultimo.id) : null,
+      siguiente_cursor: t.hayMas && ultimo ? codificar(ultimo.id, ambito) : null,
     },
   };
 }

@@ -167,13 +167,17 @@ export function validarUrlWebhook(texto: string, modo: ModoRed, localesEnTest: b
     // The WHATWG parser also normalises numeric hosts (2130706433, 0x7f.1) to dotted IPv4.
     url = new URL(texto);
   } catch {
-    return { ok: false, codigo: 'url_invalida', mensaje: 'La URL no es válida.' };
+    return {
+      ok: false,
+      codigo: 'url_invalida',
+      mensaje: 'La URL no es válida: use una URL absoluta como https://erp.ejemplo.mx/webhooks/cfdi.',
+    };
   }
   if (url.protocol !== 'https:' && !(url.protocol === 'http:' && modo === 'test')) {
     const mensaje =
       modo === 'live'
         ? 'En modo live la URL del webhook debe usar https.'
-        : 'La URL del webhook debe usar https (http solo se admite en modo test).';
+        : `La URL del webhook debe usar https o, en modo test, http (no ${url.protocol.replace(':', '')}).`;
     return { ok: false, codigo: 'url_no_segura', mensaje };
   }
   if (url.username || url.password) {

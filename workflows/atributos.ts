@@ -14,7 +14,7 @@ export const ATRIBUTOS = {
   EventoId: defineSearchAttributeKey('EventoId', SearchAttributeType.KEYWORD),
   WebhookId: defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD),
   TipoEvento: defineSearchAttributeKey('TipoEvento', SearchAttributeType.KEYWORD),
-  /** The attempt a delivery is on: `IntentosEntrega > 1 AND ExecutionStatus="Running"` is a failing endpoint. */
+  /** The attempt a delivery is on or waits for: `IntentosEntrega > 1 AND ExecutionStatus="Running"` is failing. */
   IntentosEntrega: defineSearchAttributeKey('IntentosEntrega', SearchAttributeType.INT),
 } as const;
 
@@ -78,6 +78,12 @@ export function atributosEntrega(
   const pago = texto(e.datos.pago);
   const factura = e.tipo.startsWith('factura.') ? id : facturaPago;
   const pagoId = e.tipo.startsWith('pago.') ? id : pago;
+  // A payment's event belongs to every invoice it paid, as its registration workflow does.
+  const pagadas = Array.isArray(e.datos.facturas_pagadas)
+    ? (e.datos.facturas_pagadas as { factura?: unknown }[])
+        .map((f) => texto(f.factura))
+        .filter((f) => f !== undefined)
+    : [];
   return [
     { key: ATRIBUTOS.EventoId, value: e.eventoId },
     { key: ATRIBUTOS.WebhookId, value: e.webhookId },
@@ -88,5 +94,6 @@ export function atributosEntrega(
     ...(organizacion ? [{ key: ATRIBUTOS.OrganizacionId, value: organizacion }] : []),
     ...(factura ? [{ key: ATRIBUTOS.FacturaId, value: factura }] : []),
     ...(pagoId ? [{ key: ATRIBUTOS.PagoId, value: pagoId }] : []),
+    ...(pagadas.length ? [{ key: ATRIBUTOS.FacturasPagadas, value: pagadas }] : []),
   ];
 }

@@ -44,9 +44,9 @@ export async function entregarEvento(e: EntradaEntregaWorkflow): Promise<'entreg
   const inicio = Date.now();
   for (let i = 0; i < programa.length; i++) {
     const espera = inicio + programa[i]! * 1000 - Date.now();
-    if (espera > 0 && (await condition(() => adelantar, espera))) adelantar = false;
-    // Starts at 1 (see atributosEntrega): most deliveries end at their first attempt and never write it.
-    if (i > 0) upsertSearchAttributes([{ key: ATRIBUTOS.IntentosEntrega, value: i + 1 }]);
+    // Only a signal that arrives while waiting cuts the wait short.
+    adelantar = false;
+    if (espera > 0) await condition(() => adelantar, espera);
     const proximo = programa[i + 1];
     const r: ResultadoIntento = await (i === 0 ? primero : siguientes).intentarEntrega({
       entregaId: e.entregaId,
@@ -58,6 +58,9 @@ export async function entregarEvento(e: EntradaEntregaWorkflow): Promise<'entreg
     });
     if (r === 'entregada' || r === 'cancelada') return r;
     if (r === 'fallida') break;
+    // The attempt it waits for: from the first failure on, `IntentosEntrega > 1` finds it. A first attempt that
+    // succeeds (most) never writes it: it starts at 1 (see atributosEntrega).
+    upsertSearchAttributes([{ key: ATRIBUTOS.IntentosEntrega, value: i + 2 }]);
   }
   throw ApplicationFailure.create({
     type: 'EntregaFallida',

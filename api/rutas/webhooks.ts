@@ -27,12 +27,10 @@ export function rutasWebhooks(w: ServicioWebhooks): Router {
     res.json(await w.rotarSecreto(alcanceDe(req), req.params.id));
   });
   r.get('/v1/webhooks/:id/entregas', async (req, res) => {
-    const pagina = leerPagina(req.query, 'ent');
-    res.json(
-      lista(
-        await w.entregasDeWebhook(alcanceDe(req), req.params.id, { estado: estadoDe(req.query) }, pagina),
-      ),
-    );
+    const ambito = `webhook:${req.params.id}`;
+    const pagina = leerPagina(req.query, 'ent', ambito);
+    const filtros = { estado: estadoDe(req.query) };
+    res.json(lista(await w.entregasDeWebhook(alcanceDe(req), req.params.id, filtros, pagina), ambito));
   });
   r.post('/v1/webhooks/:id/entregas', async (req, res) => {
     res.status(202).json(await w.reenviar(alcanceDe(req), req.params.id, req.body.evento));

@@ -130,6 +130,13 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
       }
       const alterado = Buffer.from(r.recibidas[0]!.cuerpo.toString('utf8').replace('"test"', '"live"'));
       expect(readme.verificarFirma(alterado, r.recibidas[0]!.encabezados, w.secreto_firma)).toBe(false);
+      // A forged header of 64 non-ASCII characters is refused, not a crash of the receiver.
+      const forjado = {
+        'x-facturacion-firma': 'é'.repeat(64),
+        'x-facturacion-firma-tiempo': `t=${Math.floor(Date.now() / 1000)},v1=${'é'.repeat(64)}`,
+      };
+      expect(readme.verificarFirma(r.recibidas[0]!.cuerpo, forjado, w.secreto_firma)).toBe(false);
+      expect(readme.verificarFirmaSimple(r.recibidas[0]!.cuerpo, forjado, w.secreto_firma)).toBe(false);
       expect(readme.verificarFirmaSimple(alterado, r.recibidas[0]!.encabezados, w.secreto_firma)).toBe(false);
       expect(
         readme.verificarFirma(r.recibidas[0]!.cuerpo, r.recibidas[0]!.encabezados, nuevoSecretoWebhook()),
@@ -137,6 +144,21 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
       // The same delivery from the webhook's side and by id.
       const porWebhook = (await c.http.get(`/v1/webhooks/${w.id}/entregas`)).body.datos;
       expect(porWebhook.map((x: { id: string }) => x.id)).toEqual([e.id]);
+      // A cursor walks only the list that issued it, even between two lists of deliveries.
+      const otro = await borrador(c);
+      await final(c, otro.id, 'entregada');
+      const pagina = await c.http.get(`/v1/webhooks/${w.id}/entregas?paginacion.limite=1`);
+      const cursor = pagina.body.paginacion.siguiente_cursor;
+      expect(cursor).toEqual(expect.any(String));
+      expect(
+        (await c.http.get(`/v1/webhooks/${w.id}/entregas?paginacion.cursor_inicio=${cursor}`)).body.datos,
+      ).toHaveLength(1);
+      const ajeno = await c.http.get(`/v1/eventos/${otro.id}/entregas?paginacion.cursor_inicio=${cursor}`);
+      expect(ajeno.status).toBe(400);
+      expect(ajeno.body.error).toMatchObject({
+        codigo: 'cursor_invalido',
+        parametro: 'paginacion.cursor_inicio',
+      });
       expect((await c.http.get(`/v1/entregas/${e.id}`)).body).toEqual(e);
       // The secret is never shown again.
       expect((await c.http.get(`/v1/webhooks/${w.id}`)).body.secreto_firma).toBeUndefined();
@@ -485,6 +507,8 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
     const r = await receptor();
     try {
       const { c, w } = await conWebhook(r.url);
+      const conCuerpo = await c.http.post(`/v1/webhooks/${w.id}/rotar_secreto`, { x: 1 });
+      expect(conCuerpo.status).toBe(400);
       const rotado = await c.http.post(`/v1/webhooks/${w.id}/rotar_secreto`);
       expect(rotado.status).toBe(200);
       expect(rotado.body.secreto_firma).toMatch(/^whsec_/);
@@ -544,7 +568,8 @@ describe('webhooks: el programa por defecto de la especificación', () => {
             .reverse()
             .find((e) => e.workflowTaskStartedEventAttributes)!.eventTime,
         );
-      const inicio = inicioTarea(eventos.findIndex((e) => e.markerRecordedEventAttributes) + 1);
+      // `inicio` is the workflow's clock at its first activation, before the first attempt.
+      const inicio = ms(eventos.find((e) => e.workflowTaskStartedEventAttributes)!.eventTime);
       const programados = eventos
         .map((e, i) => ({ e, i }))
         .filter(({ e }) => e.timerStartedEventAttributes)

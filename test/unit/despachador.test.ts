@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { crearLogger } from '../../log/logger';
 import { crearDespachadorTemporal, idEntrega } from '../../temporal/despachador';
+import { atributosEntrega } from '../../workflows/atributos';
 import { alcance, tablaEntregas, tablaPorDespachar } from '../support/memoria';
 import { crearEntornoActividades } from '../support/memoria/servicios';
 
@@ -159,5 +160,58 @@ describe('despachador de eventos (temporal/despachador.ts)', () => {
       { id: 'ent_1', cuenta_id: x.a.cuentaId, modo: 'test', evento_id: id, webhook_id: w.id, numero: 0 },
     ]);
     expect(t.cancelados).toEqual([`entrega:${id}:${w.id}`]);
+  });
+});
+
+describe('atributos de búsqueda de una entrega', () => {
+  const nombres = (pares: { key: { name: string }; value: unknown }[]) =>
+    Object.fromEntries(pares.map((p) => [p.key.name, p.value]));
+
+  it('pago.creado nombra el pago, su CFDI y las facturas pagadas: la consulta de finanzas por factura la encuentra', () => {
+    const a = nombres(
+      atributosEntrega(
+        { cuentaId: 'cta_1', modo: 'test' },
+        {
+          eventoId: 'evt_1',
+          webhookId: 'wh_1',
+          tipo: 'pago.creado',
+          datos: {
+            id: 'pago_1',
+            organizacion: 'org_1',
+            factura_pago: 'fac_p',
+            facturas_pagadas: [{ factura: 'fac_a' }, { factura: 'fac_b' }],
+          },
+        },
+      ),
+    );
+    expect(a).toEqual({
+      EventoId: 'evt_1',
+      WebhookId: 'wh_1',
+      TipoEvento: 'pago.creado',
+      CuentaId: 'cta_1',
+      Modo: 'test',
+      IntentosEntrega: 1,
+      OrganizacionId: 'org_1',
+      FacturaId: 'fac_p',
+      PagoId: 'pago_1',
+      FacturasPagadas: ['fac_a', 'fac_b'],
+    });
+  });
+
+  it('certificado.* no inventa factura ni pago', () => {
+    const a = nombres(
+      atributosEntrega(
+        { cuentaId: 'cta_1', modo: 'live' },
+        {
+          eventoId: 'evt_2',
+          webhookId: 'wh_2',
+          tipo: 'certificado.vencido',
+          datos: { id: 'cert_1', organizacion: 'org_1' },
+        },
+      ),
+    );
+    expect(Object.keys(a).sort()).toEqual(
+      ['CuentaId', 'EventoId', 'IntentosEntrega', 'Modo', 'OrganizacionId', 'TipoEvento', 'WebhookId'].sort(),
+    );
   });
 });

@@ -121,8 +121,14 @@ describe('crear', () => {
     'http://[::1]:8080/',
     'http://192.168.1.20/x',
   ])('modo test admite http y direcciones locales: %s', async (url) => {
+    s.dns.set('localhost', ['127.0.0.1']);
     const w = await s.webhooks.crear(a, nuevo(url));
     expect(w).toMatchObject({ url, modo: 'test', activo: true });
+  });
+
+  it('modo test también resuelve el nombre al registrar: uno que no resuelve es url_no_resuelve', async () => {
+    const e = await rechazoSinEscrituras(s.m, () => s.webhooks.crear(a, nuevo('http://no-existe.invalid/h')));
+    expect(respuesta(e)).toMatchObject({ status: 422, codigo: 'url_no_resuelve', parametro: 'url' });
   });
 
   it('modo live con http:// → 422 url_no_segura en url, sin escribir', async () => {

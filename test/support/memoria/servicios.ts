@@ -30,11 +30,15 @@ let catalogos: ReturnType<typeof catalogosCsv> | undefined;
 export const catalogosPrueba = () => (catalogos ??= catalogosCsv(AHORA.toISOString().slice(0, 10)));
 
 /**
- * Name resolution without a network: a test writes a host's addresses into `dns`; any other name fails as
- * an unknown one does.
+ * Name resolution without a network: the tests' usual receivers resolve to public addresses and `localhost` to
+ * loopback; a test writes any other host's addresses into `dns`; any other name fails as an unknown one does.
  */
 function crearDnsEnMemoria() {
-  const dns = new Map<string, string[]>();
+  const publicos = ['hooks', 'a', 'b', 'c', 'd', 'otro', 'tarde', 'nuevo'].map((n, i): [string, string[]] => [
+    `${n}.ejemplo.mx`,
+    [`201.175.40.${20 + i}`],
+  ]);
+  const dns = new Map<string, string[]>([...publicos, ['localhost', ['127.0.0.1']]]);
   const resolver: Resolver = async (host) => {
     const direcciones = dns.get(host);
     if (direcciones) return [...direcciones];
