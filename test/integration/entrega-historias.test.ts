@@ -30,6 +30,13 @@ describe('historias de la entrega de webhooks', () => {
       await c.http.post('/v1/facturas', facturaNueva(c, { auto_timbrar: false }));
       const ev = (await c.http.get('/v1/eventos?tipo=factura.creada')).body.datos[0];
       const h = pila.cliente.workflow.getHandle(`entrega:${ev.id}:${w.id}`);
+      // Started by the dispatcher just after the draft's commit.
+      await esperar(() =>
+        h.describe().then(
+          () => true,
+          () => undefined,
+        ),
+      );
       expect(await h.result()).toBe('entregada');
       const historia = await h.fetchHistory();
       await expect(repetirHistoria(historia, h.workflowId)).resolves.toBeUndefined();

@@ -748,8 +748,11 @@ describe('openapi.yaml: el validador aplica las reglas del contrato', () => {
     expect((await enviar({ metodo: 'post', ruta, cuerpo: repetidos })).status).toBe(400);
     const desconocido = { url, eventos_suscritos: ['factura.pagada'] };
     expect((await enviar({ metodo: 'post', ruta, cuerpo: desconocido })).status).toBe(400);
+    const noUrl = { url: 'no es url', eventos_suscritos: ['pago.creado'] };
+    expect((await enviar({ metodo: 'post', ruta, cuerpo: noUrl })).status).toBe(400);
+    // The scheme is the service's rule (422 url_no_segura, with a message that names it), not the schema's.
     const ftp = { url: 'ftp://erp.example.mx/h', eventos_suscritos: ['pago.creado'] };
-    expect((await enviar({ metodo: 'post', ruta, cuerpo: ftp })).status).toBe(400);
+    expect((await enviar({ metodo: 'post', ruta, cuerpo: ftp })).status).toBe(201);
   });
 
   it('pagos: fecha_pago ISO 8601 con o sin zona, o solo fecha', async () => {
