@@ -38,10 +38,11 @@ export function crearApp(deps: DepsApi): Express {
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
   app.use(contexto(deps.logger));
-  app.use(express.json({ limit: '2mb' }));
   app.use(rutasDocumentacion(rutaOpenApi()));
+  // Who is asking comes before what they sent: without a valid key, a malformed or oversized body is a 401.
   app.use('/v1', soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta })));
   app.use('/v1', soloConLlave(limiteDeSolicitudes(deps.limite)));
+  app.use(express.json({ limit: '2mb' }));
   app.use(
     OpenApiValidator.middleware({
       apiSpec: rutaOpenApi(),

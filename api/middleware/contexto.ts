@@ -21,6 +21,21 @@ function nuevoId(): string {
   return `req_${PREFIJO}${contador.toString(16).padStart(8, '0')}`;
 }
 
+// The API answers JSON, never a page to frame or a script to run; the docs page loads only its own files.
+const CSP_API = "default-src 'none'; frame-ancestors 'none'";
+const CSP_DOCS =
+  "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
+
+/** Headers every answer carries, whichever path serves it; authenticated answers are never cached. */
+function encabezadosDeSeguridad(res: ServerResponse, ruta: string): void {
+  res.setHeader('X-Content-Type-Options', 'nosniff');
+  res.setHeader('X-Frame-Options', 'DENY');
+  res.setHeader('Referrer-Policy', 'no-referrer');
+  res.setHeader('Content-Security-Policy', ruta.startsWith('/docs') ? CSP_DOCS : CSP_API);
+  if (ruta.startsWith('/v1/') && !ruta.startsWith('/v1/catalogos'))
+    res.setHeader('Cache-Control', 'no-store');
+}
+
 export interface Solicitud {
   id: string;
   log: Logger;
@@ -39,6 +54,7 @@ export function abrirSolicitud(logger: Logger, req: IncomingMessage, res: Server
   const url = req.url ?? '';
   const q = url.indexOf('?');
   const ruta = q < 0 ? url : url.slice(0, q);
+  encabezadosDeSeguridad(res, ruta);
   const inicio = process.hrtime.bigint();
   res.on('finish', () => {
     log.info(

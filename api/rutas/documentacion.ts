@@ -12,11 +12,12 @@ const PAGINA = `<!doctype html>
 <body>
   <div id="referencia"></div>
   <script src="/docs/recursos/swagger-ui-bundle.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '#referencia', deepLinking: true });
-  </script>
+  <script src="/docs/inicio.js"></script>
 </body>
 </html>`;
+
+// A file of its own rather than an inline script: the page's CSP allows scripts from this origin only.
+const INICIO = `window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '#referencia', deepLinking: true });\n`;
 
 export function rutasDocumentacion(rutaOpenApi: string): Router {
   const r = Router();
@@ -25,6 +26,9 @@ export function rutasDocumentacion(rutaOpenApi: string): Router {
   });
   r.get('/docs', (_req, res) => {
     res.type('html').send(PAGINA);
+  });
+  r.get('/docs/inicio.js', (_req, res) => {
+    res.type('application/javascript').send(INICIO);
   });
   r.use(
     '/docs/recursos',
