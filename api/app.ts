@@ -43,6 +43,12 @@ export function crearApp(deps: DepsApi): Express {
   app.use('/v1', soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta })));
   app.use('/v1', soloConLlave(limiteDeSolicitudes(deps.limite)));
   app.use(express.json({ limit: '2mb' }));
+  // HEAD is GET without a body (RFC 9110): validated and routed as GET. Node decided when the request arrived
+  // that a HEAD answer has no body, so the response still carries only the headers.
+  app.use((req, _res, next) => {
+    if (req.method === 'HEAD') req.method = 'GET';
+    next();
+  });
   app.use(
     OpenApiValidator.middleware({
       apiSpec: rutaOpenApi(),

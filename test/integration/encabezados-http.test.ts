@@ -58,6 +58,30 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
     expect(await inicio.text()).toContain('SwaggerUIBundle');
   });
 
+  it('HEAD en una ruta GET autenticada responde como GET, sin cuerpo; sin llave, 401', async () => {
+    const c = await nuevaCuenta(pila.db, pila.url);
+    const r = await fetch(`${pila.url}/v1/facturas`, {
+      method: 'HEAD',
+      headers: { authorization: basic(c.secreto) },
+    });
+    expect(r.status).toBe(200);
+    expect(r.headers.get('content-type')).toMatch(/application\/json/);
+    expect(r.headers.get('cache-control')).toBe('no-store');
+    expect(await r.text()).toBe('');
+    const ajena = await fetch(`${pila.url}/v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4`, {
+      method: 'HEAD',
+      headers: { authorization: basic(c.secreto) },
+    });
+    expect(ajena.status).toBe(404);
+    expect((await fetch(`${pila.url}/v1/facturas`, { method: 'HEAD' })).status).toBe(401);
+    // A route without GET still says which methods it has.
+    const soloPost = await fetch(`${pila.url}/v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrar`, {
+      method: 'HEAD',
+      headers: { authorization: basic(c.secreto) },
+    });
+    expect(soloPost.status).toBe(405);
+  });
+
   it('sin credenciales, un JSON roto o un cuerpo de 3 MB responden 401, no 400 ni 413', async () => {
     const roto = await fetch(`${pila.url}/v1/facturas`, {
       method: 'POST',

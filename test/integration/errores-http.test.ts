@@ -451,8 +451,9 @@ describe('sobre de error común', () => {
   it('sirve la referencia humana en /docs con Swagger UI local, sin CDN', async () => {
     const html = await (await fetch(`${pila.url}/docs`)).text();
     expect(html).toContain('/docs/recursos/swagger-ui-bundle.js');
-    expect(html).toContain("url: '/openapi.yaml'");
+    expect(html).toContain('/docs/inicio.js');
     expect(html).not.toMatch(/https?:\/\//);
+    expect(await (await fetch(`${pila.url}/docs/inicio.js`)).text()).toContain("url: '/openapi.yaml'");
     const js = await fetch(`${pila.url}/docs/recursos/swagger-ui-bundle.js`);
     expect(js.status).toBe(200);
     expect(js.headers.get('content-type')).toContain('javascript');
