@@ -60,8 +60,11 @@ function lanzar(nombre: string, comando: string, args: string[], env: NodeJS.Pro
   });
   for (const flujo of [hijo.stdout, hijo.stderr]) {
     createInterface({ input: flujo }).on('line', (l) => {
-      // While stopping, the dev server warns about every connection it closes: noise, not news.
-      if (!(deteniendo && nombre === 'temporal')) linea(nombre, legible(l));
+      // While stopping, the dev server warns about every connection it closes: noise, not news. After a pause
+      // it also warns once per minute the event reconciler's schedule missed (by design: it skips them).
+      if (deteniendo && nombre === 'temporal') return;
+      if (nombre === 'temporal' && l.includes('Schedule missed catchup window')) return;
+      linea(nombre, legible(l));
     });
   }
   hijo.on('exit', (codigo, senal) => {
