@@ -1,4 +1,4 @@
-import { Router } from 'express';
+import { Router, type RequestHandler } from 'express';
 import type { EstadoEntrega } from '../../dominio/webhook';
 import type { ServicioWebhooks } from '../../servicios/webhooks';
 import { alcanceDe } from '../alcance';
@@ -6,8 +6,18 @@ import { leerPagina, lista } from '../paginacion';
 
 const estadoDe = (q: unknown) => (q as { estado?: EstadoEntrega }).estado;
 
+type Entregas = ServicioWebhooks['entregasDeWebhook'];
+
 export function rutasWebhooks(w: ServicioWebhooks): Router {
   const r = Router();
+  /** A list of deliveries: several share the `ent_` prefix, so each cursor also names the list (`ambito`). */
+  const entregas =
+    (ambito: string, leer: Entregas): RequestHandler<{ id: string }> =>
+    async (req, res) => {
+      const a = `${ambito}:${req.params.id}`;
+      const pagina = leerPagina(req.query, 'ent', a);
+      res.json(lista(await leer(alcanceDe(req), req.params.id, { estado: estadoDe(req.query) }, pagina), a));
+    };
   r.post('/v1/webhooks', async (req, res) => {
     res.status(201).json(await w.crear(alcanceDe(req), req.body));
   });
@@ -26,21 +36,11 @@ export function rutasWebhooks(w: ServicioWebhooks): Router {
   r.post('/v1/webhooks/:id/rotar_secreto', async (req, res) => {
     res.json(await w.rotarSecreto(alcanceDe(req), req.params.id));
   });
-  r.get('/v1/webhooks/:id/entregas', async (req, res) => {
-    const ambito = `webhook:${req.params.id}`;
-    const pagina = leerPagina(req.query, 'ent', ambito);
-    const filtros = { estado: estadoDe(req.query) };
-    res.json(lista(await w.entregasDeWebhook(alcanceDe(req), req.params.id, filtros, pagina), ambito));
-  });
+  r.get('/v1/webhooks/:id/entregas', entregas('webhook', w.entregasDeWebhook));
   r.post('/v1/webhooks/:id/entregas', async (req, res) => {
     res.status(202).json(await w.reenviar(alcanceDe(req), req.params.id, req.body.evento));
   });
-  r.get('/v1/eventos/:id/entregas', async (req, res) => {
-    const pagina = leerPagina(req.query, 'ent');
-    res.json(
-      lista(await w.entregasDeEvento(alcanceDe(req), req.params.id, { estado: estadoDe(req.query) }, pagina)),
-    );
-  });
+  r.get('/v1/eventos/:id/entregas', entregas('evento', w.entregasDeEvento));
   r.get('/v1/entregas/:id', async (req, res) => {
     res.json(await w.obtenerEntrega(alcanceDe(req), req.params.id));
   });

@@ -159,6 +159,21 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
         codigo: 'cursor_invalido',
         parametro: 'paginacion.cursor_inicio',
       });
+      // Nor does one event's list take another event's cursor (a second webhook gives the event two deliveries).
+      await c.http.post('/v1/webhooks', { url: r.url, eventos_suscritos: ['factura.creada'] });
+      const tercero = await borrador(c);
+      await esperar(async () => ((await entregasDe(c, tercero.id)).length === 2 ? true : undefined));
+      const deEvento = await c.http.get(`/v1/eventos/${tercero.id}/entregas?paginacion.limite=1`);
+      const cursorEvento = deEvento.body.paginacion.siguiente_cursor;
+      const siguiente = await c.http.get(
+        `/v1/eventos/${tercero.id}/entregas?paginacion.cursor_inicio=${cursorEvento}`,
+      );
+      expect(siguiente.body.datos).toHaveLength(1);
+      const otroEvento = await c.http.get(
+        `/v1/eventos/${otro.id}/entregas?paginacion.cursor_inicio=${cursorEvento}`,
+      );
+      expect(otroEvento.status).toBe(400);
+      expect(otroEvento.body.error.codigo).toBe('cursor_invalido');
       expect((await c.http.get(`/v1/entregas/${e.id}`)).body).toEqual(e);
       // The secret is never shown again.
       expect((await c.http.get(`/v1/webhooks/${w.id}`)).body.secreto_firma).toBeUndefined();
