@@ -1,11 +1,8 @@
-import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioClientes } from '../db/repositorios/clientes';
 import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
-import { crearRepositorioEntregas } from '../db/repositorios/entregas';
-import { crearRepositorioEventos } from '../db/repositorios/eventos';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
 import { crearRepositorioLlaves } from '../db/repositorios/llaves';
@@ -13,7 +10,6 @@ import { crearRepositorioOrganizaciones } from '../db/repositorios/organizacione
 import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioProductos } from '../db/repositorios/productos';
 import { crearRepositorioWebhooks } from '../db/repositorios/webhooks';
-import { crearTransacciones } from '../db/transacciones';
 import type { Logger } from '../log/logger';
 import type { Boveda } from '../seguridad/boveda';
 import { crearServicioCertificados, crearVerificadorCsd } from '../servicios/certificados';
@@ -26,7 +22,7 @@ import { crearServicioOrganizaciones } from '../servicios/organizaciones';
 import { crearServicioPagos, type RegistradorPagos } from '../servicios/pagos';
 import { crearServicioProductos } from '../servicios/productos';
 import { crearServicioWebhooks } from '../servicios/webhooks';
-import { crearDespachadorTemporal } from '../temporal/despachador';
+import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 
 /** The composition root: repositories over the database, services over repositories. */
 export function crearServicios(deps: {
@@ -37,22 +33,15 @@ export function crearServicios(deps: {
   cancelador: Cancelador;
   registradorPagos: RegistradorPagos;
   /** Delivery workflows start from here for the events the API writes, and for resends. */
-  temporal: { cliente: Client; taskQueue: string; programaEntregasS?: number[] };
+  temporal: TemporalEntregas;
   logger: Logger;
   webhooksLocalesEnTest: boolean;
 }) {
   const { db, catalogos, boveda, timbrador, cancelador } = deps;
-  const eventos = crearRepositorioEventos(db);
-  const entregas = crearRepositorioEntregas(db);
-  const despachador = crearDespachadorTemporal({
-    cliente: deps.temporal.cliente,
-    taskQueue: deps.temporal.taskQueue,
-    programaS: deps.temporal.programaEntregasS,
-    eventos,
-    entregas,
+  const { eventos, entregas, despachador, transacciones } = crearSalidaDeEventos(db, {
+    ...deps.temporal,
     logger: deps.logger,
   });
-  const transacciones = crearTransacciones(db, { alConfirmarEventos: despachador.despachar });
   const certificados = crearRepositorioCertificados(db);
   const csdVigente = crearVerificadorCsd({ certificados });
   const facturasRepo = crearRepositorioFacturas(db);

@@ -1,7 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import type { Knex } from 'knex';
 import type { DespachadorEventos } from '../activities/entregas';
-import type { EntregaPorIniciar, RepositorioEntregas } from '../db/repositorios/entregas';
-import type { RepositorioEventos } from '../db/repositorios/eventos';
+import {
+  crearRepositorioEntregas,
+  type EntregaPorIniciar,
+  type RepositorioEntregas,
+} from '../db/repositorios/entregas';
+import { crearRepositorioEventos, type RepositorioEventos } from '../db/repositorios/eventos';
+import { crearTransacciones } from '../db/transacciones';
 import type { Logger } from '../log/logger';
 import type { IniciadorEntregas } from '../servicios/webhooks';
 import { atributosEntrega } from '../workflows/atributos';
@@ -136,6 +142,22 @@ export function crearDespachadorTemporal(
         await Promise.all(entregas.slice(i, i + 20).map(cancelar));
     },
   };
+}
+
+/** How a process reaches Temporal to start deliveries (the composition roots take it as it is). */
+export type TemporalEntregas = Pick<OpcionesDespachador, 'cliente' | 'taskQueue' | 'programaS' | 'graciaMs'>;
+
+/**
+ * The outbox as both composition roots (API and worker) wire it: every event written through these
+ * transactions is dispatched after its commit. One place, so no process writes events that only the reconciler
+ * would ever send.
+ */
+export function crearSalidaDeEventos(db: Knex, o: TemporalEntregas & { logger: Logger }) {
+  const eventos = crearRepositorioEventos(db);
+  const entregas = crearRepositorioEntregas(db);
+  const despachador = crearDespachadorTemporal({ ...o, eventos, entregas });
+  const transacciones = crearTransacciones(db, { alConfirmarEventos: despachador.despachar });
+  return { eventos, entregas, despachador, transacciones };
 }
 
 /** At most `n` holders at once; the others wait in arrival order. */

@@ -1,24 +1,20 @@
-import type { Client } from '@temporalio/client';
 import type { Knex } from 'knex';
 import type { Modo } from '../dominio/alcance';
 import type { DepsActividades } from '../activities';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
-import { crearRepositorioEntregas } from '../db/repositorios/entregas';
-import { crearRepositorioEventos } from '../db/repositorios/eventos';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
 import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioSondas } from '../db/repositorios/sondas';
 import { crearRepositorioWebhooks } from '../db/repositorios/webhooks';
-import { crearTransacciones } from '../db/transacciones';
 import type { PuertoPac } from '../pac/puerto';
 import type { Navegador } from '../pdf/navegador';
 import { RenderizadorPdf } from '../pdf/renderizador';
 import { htmlRepresentacion, type CatalogoDescripcion, type Descripciones } from '../pdf/representacion';
 import type { Logger } from '../log/logger';
 import type { Boveda } from '../seguridad/boveda';
-import { crearDespachadorTemporal } from '../temporal/despachador';
+import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { enviarWebhook } from '../webhooks/enviar';
 
 /** The worker's composition root: the same wiring for the worker process and the integration tests. */
@@ -30,7 +26,7 @@ export function crearDepsActividades(o: {
   pacPara: (modo: Modo) => PuertoPac;
   identidadWorker: string;
   /** Starts the delivery workflows of the events the activities write. */
-  temporal: { cliente: Client; taskQueue: string; programaEntregasS?: number[]; graciaDespachoMs?: number };
+  temporal: TemporalEntregas;
   logger: Logger;
   webhooksLocalesEnTest: boolean;
 }): DepsActividades {
@@ -52,26 +48,13 @@ export function crearDepsActividades(o: {
   };
   const descripciones: Descripciones = (catalogo, clave) => lecturas[catalogo]?.(clave)?.descripcion;
   const { db, temporal, logger, ...resto } = o;
-  const eventos = crearRepositorioEventos(db);
-  const entregas = crearRepositorioEntregas(db);
-  const despachador = crearDespachadorTemporal({
-    cliente: temporal.cliente,
-    taskQueue: temporal.taskQueue,
-    programaS: temporal.programaEntregasS,
-    graciaMs: temporal.graciaDespachoMs,
-    eventos,
-    entregas,
-    logger,
-  });
+  const salida = crearSalidaDeEventos(db, { ...temporal, logger });
   return {
     ...resto,
     facturas: crearRepositorioFacturas(db),
     sondas: crearRepositorioSondas(db),
-    transacciones: crearTransacciones(db, { alConfirmarEventos: despachador.despachar }),
-    eventos,
-    entregas,
+    ...salida,
     webhooks: crearRepositorioWebhooks(db),
-    despachador,
     enviarWebhook,
     certificados: crearRepositorioCertificados(db),
     pagos: crearRepositorioPagos(db),

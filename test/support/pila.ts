@@ -115,8 +115,8 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         temporal: {
           cliente: clienteWorker,
           taskQueue,
-          programaEntregasS: op.programaEntregasS,
-          graciaDespachoMs: op.graciaDespachoMs,
+          programaS: op.programaEntregasS,
+          graciaMs: op.graciaDespachoMs,
         },
         logger,
         webhooksLocalesEnTest: true,
@@ -151,7 +151,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
     }),
-    temporal: { cliente, taskQueue, programaEntregasS: op.programaEntregasS },
+    temporal: { cliente, taskQueue, programaS: op.programaEntregasS },
     logger,
     webhooksLocalesEnTest: true,
   });
