@@ -10,7 +10,10 @@ import { MAXIMO_WEBHOOKS, SOLAPE_ROTACION_MS, type EstadoEntrega } from '../domi
 import { dtoEntrega, dtoWebhook } from '../presentacion/webhook';
 import type { Boveda } from '../seguridad/boveda';
 import { nuevoSecretoWebhook } from '../webhooks/firma';
-import { resolverDns, resolverSeguro, validarUrlWebhook, type Resolver } from '../webhooks/red';
+import { resolverSeguro, validarUrlWebhook, type Resolver } from '../webhooks/red';
+
+// A registration does not hang on a DNS server that does not answer.
+const PLAZO_DNS_MS = 5000;
 
 /** Starts the workflow of each delivery, and stops those of a webhook that no longer wants them. */
 export interface IniciadorEntregas {
@@ -43,20 +46,6 @@ export interface CambiosWebhook {
   activo?: boolean;
 }
 
-/** A resolver that gives up after 5 s: a registration must not hang on a DNS server that does not answer. */
-const conPlazo =
-  (resolver: Resolver = resolverDns): Resolver =>
-  (host) => {
-    let reloj: NodeJS.Timeout | undefined;
-    const plazo = new Promise<never>((_, rechazar) => {
-      reloj = setTimeout(
-        () => rechazar(Object.assign(new Error('sin respuesta'), { code: 'ETIMEOUT' })),
-        5000,
-      );
-    });
-    return Promise.race([resolver(host), plazo]).finally(() => clearTimeout(reloj));
-  };
-
 const noExiste = (id: string, parametro = 'id') =>
   noEncontrado('webhook_no_encontrado', `El webhook ${id} no existe.`, parametro);
 
@@ -68,7 +57,7 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
   async function exigirUrlSegura(a: Alcance, url: string): Promise<void> {
     const r = validarUrlWebhook(url, a.modo, deps.localesEnTest);
     if (!r.ok) throw new ErrorNegocio('regla_de_negocio', r.codigo, r.mensaje, 'url');
-    const d = await resolverSeguro(r.url.hostname, a.modo, deps.localesEnTest, conPlazo(deps.resolver));
+    const d = await resolverSeguro(r.url.hostname, a.modo, deps.localesEnTest, deps.resolver, PLAZO_DNS_MS);
     if (!d.ok) throw new ErrorNegocio('regla_de_negocio', d.codigo, d.mensaje, 'url');
   }
 

@@ -2,14 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import {
-  hostSinAdornos,
-  resolverSeguro,
-  validarUrlWebhook,
-  type ModoRed,
-  type Resolver,
-  type ResolucionSegura,
-} from './red';
+import { hostSinAdornos, resolverSeguro, validarUrlWebhook, type ModoRed, type Resolver } from './red';
 
 /**
  * One HTTP attempt of a webhook delivery. Every outcome of the network or the receiver is a result, never an
@@ -267,14 +260,6 @@ function solicitar(c: Contexto): Promise<Parcial | 'reintentar'> {
   });
 }
 
-function conPlazo<T>(promesa: Promise<T>, limite: number): Promise<T | 'agotado'> {
-  let reloj: NodeJS.Timeout | undefined;
-  const plazo = new Promise<'agotado'>((r) => {
-    reloj = setTimeout(() => r('agotado'), Math.max(0, limite - performance.now()));
-  });
-  return Promise.race([promesa, plazo]).finally(() => clearTimeout(reloj));
-}
-
 /** POSTs the body once. Throws only on programming errors (e.g. an invalid header value). */
 export async function enviarWebhook(e: EnvioWebhook): Promise<ResultadoEnvio> {
   const inicio = performance.now();
@@ -286,11 +271,9 @@ export async function enviarWebhook(e: EnvioWebhook): Promise<ResultadoEnvio> {
   if (!v.ok) return con(fallo('url_no_segura', v.mensaje));
   const host = hostSinAdornos(v.url.hostname);
 
-  const d: ResolucionSegura | 'agotado' = await conPlazo(
-    resolverSeguro(host, e.modo, e.localesEnTest, e.resolver),
-    limite,
-  );
-  if (d === 'agotado') {
+  const restante = limite - performance.now();
+  const d = await resolverSeguro(host, e.modo, e.localesEnTest, e.resolver, restante);
+  if (!d.ok && d.agotado) {
     return con(fallo('tiempo_agotado', `No se resolvió ${host} en ${segundos(plazoMs)}.`));
   }
   if (!d.ok) return con(fallo(d.codigo === 'url_no_resuelve' ? 'dns' : 'url_no_segura', d.mensaje));

@@ -217,6 +217,17 @@ export function validarUrlWebhook(texto: string, modo: ModoRed, localesEnTest: b
   return { ok: true, url };
 }
 
+const AGOTADO = Symbol('agotado');
+
+function conPlazo<T>(promesa: Promise<T>, ms: number | undefined): Promise<T | typeof AGOTADO> {
+  if (ms === undefined) return promesa;
+  let reloj: NodeJS.Timeout | undefined;
+  const plazo = new Promise<typeof AGOTADO>((r) => {
+    reloj = setTimeout(() => r(AGOTADO), Math.max(0, ms));
+  });
+  return Promise.race([promesa, plazo]).finally(() => clearTimeout(reloj));
+}
+
 /** Every address of a host name (a literal IP is its own answer). */
 export type Resolver = (host: string) => Promise<string[]>;
 
@@ -228,19 +239,42 @@ export const resolverDns: Resolver = async (host) => {
 
 export type ResolucionSegura =
   | { ok: true; direcciones: string[] }
-  | { ok: false; codigo: 'url_no_segura' | 'url_no_resuelve'; mensaje: string };
+  | {
+      ok: false;
+      codigo: 'url_no_segura' | 'url_no_resuelve';
+      mensaje: string;
+      /** The resolver did not answer within `plazoMs`. */
+      agotado?: true;
+    };
 
-/** The host's addresses, refused if any one of them is not allowed in that mode. */
+/**
+ * The host's addresses, refused if any one of them is not allowed in that mode. With `plazoMs`, a resolver that
+ * has not answered by then is given up on (`agotado`): neither a registration nor an attempt waits on it.
+ */
 export async function resolverSeguro(
   host: string,
   modo: ModoRed,
   localesEnTest: boolean,
   resolver: Resolver = resolverDns,
+  plazoMs?: number,
 ): Promise<ResolucionSegura> {
   const nombre = hostSinAdornos(host);
   let direcciones: string[];
   try {
-    direcciones = isIP(nombre) ? [nombre] : await resolver(nombre);
+    if (isIP(nombre)) direcciones = [nombre];
+    else {
+      const r = await conPlazo(resolver(nombre), plazoMs);
+      if (r === AGOTADO) {
+        const s = `${plazoMs! / 1000} s`;
+        return {
+          ok: false,
+          codigo: 'url_no_resuelve',
+          agotado: true,
+          mensaje: `No se resolvió ${nombre} en ${s}.`,
+        };
+      }
+      direcciones = r;
+    }
   } catch (e) {
     const codigo = (e as NodeJS.ErrnoException | undefined)?.code;
     return {

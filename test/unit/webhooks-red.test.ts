@@ -317,6 +317,21 @@ describe('resolverSeguro', () => {
     expect(r.ok === false && r.codigo).toBe('url_no_resuelve');
   });
 
+  it('gives up on a resolver that does not answer within plazoMs (agotado), and waits without one', async () => {
+    const mudo: Resolver = () => new Promise<string[]>(() => undefined);
+    await expect(resolverSeguro('x.ejemplo.com', 'live', false, mudo, 50)).resolves.toEqual({
+      ok: false,
+      codigo: 'url_no_resuelve',
+      agotado: true,
+      mensaje: 'No se resolvió x.ejemplo.com en 0.05 s.',
+    });
+    const lento: Resolver = () => new Promise((r) => setTimeout(() => r(['201.175.40.12']), 30));
+    await expect(resolverSeguro('x.ejemplo.com', 'live', false, lento, 5000)).resolves.toEqual({
+      ok: true,
+      direcciones: ['201.175.40.12'],
+    });
+  });
+
   it('takes a literal IP (bracketed or not) as its own answer without calling the resolver', async () => {
     const nunca: Resolver = async () => {
       throw new Error('no debía resolver');
