@@ -1,8 +1,8 @@
-import { createHmac, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg } from 'node:os';
 import { crearKnex, type Knex } from '../db/conexion';
+import { verificarFirmaCuerpo } from '../webhooks/firma';
 import { cpuEntre, instantaneaCpu } from './cpu-procesos';
 import {
   CLIENTES,
@@ -91,9 +91,7 @@ class Receptor {
   private firmaValida(webhook: number, cuerpo: Buffer, firma: string | string[] | undefined): boolean {
     const secreto = this.secretos[webhook];
     if (!secreto || typeof firma !== 'string') return false;
-    const esperada = Buffer.from(createHmac('sha256', secreto).update(cuerpo).digest('hex'));
-    const recibida = Buffer.from(firma.toLowerCase());
-    return esperada.length === recibida.length && timingSafeEqual(esperada, recibida);
+    return verificarFirmaCuerpo(cuerpo, firma, secreto);
   }
 
   cerrar(): Promise<void> {

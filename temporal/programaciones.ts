@@ -26,18 +26,20 @@ export const idsProgramaciones = (prefijo = 'cfdi') => ({
  */
 export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgramaciones): Promise<void> {
   const ids = idsProgramaciones(o.prefijo);
+  // Each schedule starts one workflow without input; its runs take the schedule's id plus a timestamp.
+  const iniciar = (workflowType: string, workflowId: string) => ({
+    type: 'startWorkflow' as const,
+    workflowType,
+    workflowId,
+    taskQueue: o.taskQueue,
+    args: [],
+  });
   const definiciones: (ScheduleOptions & { alCrear?: boolean; nombre: 'reconciliar' | 'certificados' })[] = [
     {
       nombre: 'reconciliar',
       scheduleId: ids.reconciliar,
       spec: { intervals: [{ every: '1 minute' }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'reconciliarEventos',
-        workflowId: ids.reconciliar,
-        taskQueue: o.taskQueue,
-        args: [],
-      },
+      action: iniciar('reconciliarEventos', ids.reconciliar),
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
       memo: { descripcion: 'Despacha a webhooks los eventos que el camino inmediato no despachó.' },
     },
@@ -45,13 +47,7 @@ export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgram
       nombre: 'certificados',
       scheduleId: ids.certificados,
       spec: { calendars: [{ hour: 13, minute: 0 }] },
-      action: {
-        type: 'startWorkflow',
-        workflowType: 'revisarCertificados',
-        workflowId: ids.certificados,
-        taskQueue: o.taskQueue,
-        args: [],
-      },
+      action: iniciar('revisarCertificados', ids.certificados),
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 day' },
       memo: { descripcion: 'Escribe certificado.por_vencer y certificado.vencido una vez por certificado.' },
       alCrear: true,

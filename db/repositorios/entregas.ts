@@ -44,6 +44,9 @@ const COLUMNAS = [
   'entregas.actualizado_en',
 ];
 
+// The columns of an `EntregaPorIniciar`.
+const POR_INICIAR = ['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'];
+
 type FilaBd = Omit<FilaEntrega, 'intentos'>;
 
 export function crearRepositorioEntregas(db: Knex) {
@@ -106,9 +109,7 @@ export function crearRepositorioEntregas(db: Knex) {
           .onConflict()
           .ignore();
       }
-      return db('entregas')
-        .select(['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'])
-        .where({ evento_id: ev.id, numero: 0, estado: 'pendiente' });
+      return db('entregas').select(POR_INICIAR).where({ evento_id: ev.id, numero: 0, estado: 'pendiente' });
     },
 
     /**
@@ -117,7 +118,7 @@ export function crearRepositorioEntregas(db: Knex) {
      */
     async sinIniciar(antesDe: Date, limite: number): Promise<EntregaPorIniciar[]> {
       return db('entregas')
-        .select(['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'])
+        .select(POR_INICIAR)
         .where({ estado: 'pendiente', intentos: 0 })
         .where('numero', '>', 0)
         .where('creado_en', '<', antesDe)
@@ -133,17 +134,16 @@ export function crearRepositorioEntregas(db: Knex) {
       webhookId: string,
     ): Promise<EntregaPorIniciar> {
       const c = conexion(db, tx);
-      const [fila0] = (await c('entregas')
+      const [ultima] = (await c('entregas')
         .max({ n: 'numero' })
         .where({ evento_id: eventoId, webhook_id: webhookId })) as { n: number | null }[];
-      const n = fila0?.n ?? null;
       const fila = {
         id: nuevoId('ent'),
         ...columnasAlcance(a),
         evento_id: eventoId,
         webhook_id: webhookId,
         // Resends count from 1 even when the event caused no delivery to this webhook (0 stays the event's).
-        numero: (n ?? 0) + 1,
+        numero: (ultima?.n ?? 0) + 1,
       };
       await c('entregas').insert({ ...fila, estado: 'pendiente' });
       return fila;
@@ -199,7 +199,7 @@ export function crearRepositorioEntregas(db: Knex) {
     ): Promise<EntregaPorIniciar[]> {
       const c = conexion(db, tx);
       const filas = (await conAlcance(c, 'entregas', a)
-        .select(['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'numero'])
+        .select(POR_INICIAR)
         .where({ webhook_id: webhookId, estado: 'pendiente' })
         .forUpdate()) as EntregaPorIniciar[];
       if (filas.length) {
