@@ -9,6 +9,7 @@ import type { PuertoPac } from '../pac/puerto';
 import { dtoFactura } from '../presentacion/factura';
 import type { Boveda } from '../seguridad/boveda';
 import { crearAbridorCsd } from './csd';
+import { pasoDefinitivo, registroInexistente } from './definitivo';
 import type { EntradaTimbrado } from './timbrado';
 
 export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada' | 'vencida';
@@ -54,7 +55,8 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
 
   async function datos(e: EntradaTimbrado) {
     const f = await d.facturas.obtener(alcanceSistema(e), e.facturaId);
-    if (!f?.uuid || !f.cancelacion) throw new Error(`factura ${e.facturaId} sin UUID o sin cancelación`);
+    if (!f?.uuid || !f.cancelacion)
+      throw registroInexistente(`factura ${e.facturaId} sin UUID o sin cancelación`);
     return { f, doc: f.documento, c: f.cancelacion };
   }
 
@@ -72,7 +74,14 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         await registrar(e, 'rechazada', error);
         return 'rechazada';
       }
-      const { llave } = abrirCsd(e, cert);
+      const csd = pasoDefinitivo('csd_no_abre', 'No se pudo abrir el CSD para firmar la cancelación', () =>
+        abrirCsd(e, cert),
+      );
+      if (!csd.ok) {
+        await registrar(e, 'rechazada', csd.error);
+        return 'rechazada';
+      }
+      const { llave } = csd.valor;
       const r = await d.pacPara(e.modo).cancelar({
         rfcEmisor: doc.entrada.emisor.rfc,
         rfcReceptor: doc.entrada.receptor.rfc,

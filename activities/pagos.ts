@@ -13,6 +13,7 @@ import { alcanceSistema, type Modo } from '../dominio/alcance';
 import type { RechazoPago } from '../dominio/pago';
 import { dtoPago } from '../presentacion/pago';
 import { armarPago } from './armar-pago';
+import { pasoDefinitivo, registroInexistente } from './definitivo';
 import { comprobanteSinSello } from './comprobante';
 
 /** What the payment workflow passes around: ids only; the request itself is in MySQL. */
@@ -52,13 +53,13 @@ export function crearActividadesPagos(d: DepsPagos) {
       // Read before the transaction: the request never changes, and no query may wait for a second pool
       // connection while this one holds the invoices' locks (a full pool would wait on those locks).
       const pago = await d.pagos.obtener(a, e.pagoId);
-      if (!pago) throw new Error(`pago ${e.pagoId} inexistente`);
+      if (!pago) throw registroInexistente(`pago ${e.pagoId} inexistente`);
       const org = (await d.organizaciones.obtener(a, pago.organizacion_id))!;
       const cp = d.catalogos.codigoPostal(org.codigo_postal)!;
       const cert = await d.certificados.activoConSecretos(a, org.id);
       return d.transacciones.ejecutar(async (tx): Promise<PasoPago> => {
         const bloqueado = await d.pagos.bloquear(tx, a, e.pagoId);
-        if (!bloqueado) throw new Error(`pago ${e.pagoId} inexistente`);
+        if (!bloqueado) throw registroInexistente(`pago ${e.pagoId} inexistente`);
         if (bloqueado.estado !== 'registrando') {
           const p = (await d.pagos.obtener(a, e.pagoId, tx))!;
           return p.estado === 'registrado'
@@ -83,23 +84,28 @@ export function crearActividadesPagos(d: DepsPagos) {
           });
         }
         const fecha = fechaCfdi(ahora(), cp.huso_horario);
-        const armado = armarPago({
-          pagoId: e.pagoId,
-          solicitud: pago.solicitud,
-          organizacionId: org.id,
-          emisor: org,
-          husoHorario: cp.huso_horario,
-          facturas,
-          fecha,
+        const paso = pasoDefinitivo('comprobante_invalido', 'No se pudo construir el CFDI de pago', () => {
+          const armado = armarPago({
+            pagoId: e.pagoId,
+            solicitud: pago.solicitud,
+            organizacionId: org.id,
+            emisor: org,
+            husoHorario: cp.huso_horario,
+            facturas,
+            fecha,
+          });
+          if (!armado.ok) return { armado };
+          // The whole CFDI against the SAT matrix now, so a payment the PAC would refuse is never registered.
+          const [violacion] = validarComprobante(
+            comprobanteSinSello(armado.documento, fecha, leerCertificado(cert.cer)),
+            d.catalogos,
+            { ahora: ahora() },
+          );
+          return { armado, violacion };
         });
+        if (!paso.ok) return rechazar({ tipo: 'regla_de_negocio', ...paso.error });
+        const { armado, violacion } = paso.valor;
         if (!armado.ok) return rechazar(armado.rechazo);
-
-        // The whole CFDI against the SAT matrix now, so a payment the PAC would refuse is never registered.
-        const [violacion] = validarComprobante(
-          comprobanteSinSello(armado.documento, fecha, leerCertificado(cert.cer)),
-          d.catalogos,
-          { ahora: ahora() },
-        );
         if (violacion) {
           return rechazar({
             tipo: 'regla_de_negocio',

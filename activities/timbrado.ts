@@ -11,12 +11,13 @@ import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo } from '../dominio/alcance';
 import { RegistroDuplicado } from '../dominio/errores';
 import type { ErrorTimbrado } from '../dominio/factura';
-import type { PuertoPac, TimbreObtenido } from '../pac/puerto';
+import type { PuertoPac, ResultadoTimbrado, TimbreObtenido } from '../pac/puerto';
 import { mensajeCertificadoVencido } from '../presentacion/certificado';
 import { dtoFactura } from '../presentacion/factura';
 import type { Boveda } from '../seguridad/boveda';
 import { comprobanteSinSello } from './comprobante';
 import { crearAbridorCsd } from './csd';
+import { pasoDefinitivo, registroInexistente } from './definitivo';
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
 export interface EntradaTimbrado {
@@ -49,8 +50,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
 
   async function cargar(e: EntradaTimbrado) {
     const f = await d.facturas.obtener(alcanceSistema(e), e.facturaId);
-    // The workflow only exists for invoices the API created: a missing one is a bug, not a retryable state.
-    if (!f) throw new Error(`factura ${e.facturaId} inexistente`);
+    if (!f) throw registroInexistente(`factura ${e.facturaId} inexistente`);
     return f;
   }
 
@@ -82,6 +82,17 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     }
   }
 
+  /** Best effort: the database may be what failed, and the error must reach Temporal either way. */
+  async function anotarTransitorio(e: EntradaTimbrado, err: unknown): Promise<void> {
+    const causa = err instanceof Error ? err.message : String(err);
+    await d.facturas
+      .anotarErrorTransitorio(alcanceSistema(e), e.facturaId, {
+        codigo: 'pac_no_disponible',
+        mensaje: `El PAC no respondió (${causa.slice(0, 300)}); el timbrado se reintenta con espera creciente.`,
+      })
+      .catch(() => undefined);
+  }
+
   return {
     /**
      * Builds and seals the CFDI once (the sealed XML is kept, so every retry sends the same bytes) and runs
@@ -111,22 +122,24 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
           error: { codigo: 'certificado_vencido', mensaje: mensajeCertificadoVencido(cert) },
         };
       }
-      const { llave, certificado } = abrirCsd(e, cert);
-
       const doc = f.documento;
       const fecha = fechaCfdi(ahora(), doc.huso_horario);
-      const nodo = comprobanteSinSello(doc, fecha, certificado);
-      const [violacion] = validarComprobante(nodo, d.catalogos, { ahora: ahora() });
-      if (violacion) {
-        return {
-          estado: 'rechazado',
-          error: { codigo: violacion.sat ?? violacion.codigo, mensaje: violacion.mensaje },
-        };
+      const paso = pasoDefinitivo('comprobante_invalido', 'No se pudo construir o sellar el CFDI', () => {
+        const { llave, certificado } = abrirCsd(e, cert);
+        const nodo = comprobanteSinSello(doc, fecha, certificado);
+        const [violacion] = validarComprobante(nodo, d.catalogos, { ahora: ahora() });
+        if (violacion) return { violacion };
+        return { xml: sellarComprobante(nodo, llave).xml, noCertificado: certificado.noCertificado };
+      });
+      if (!paso.ok) return { estado: 'rechazado', error: paso.error };
+      const r = paso.valor;
+      if ('violacion' in r) {
+        const v = r.violacion!;
+        return { estado: 'rechazado', error: { codigo: v.sat ?? v.codigo, mensaje: v.mensaje } };
       }
-      const { xml } = sellarComprobante(nodo, llave);
       await d.facturas.guardarSello(a, e.facturaId, {
-        xml,
-        noCertificado: certificado.noCertificado,
+        xml: r.xml,
+        noCertificado: r.noCertificado,
         documento: { ...doc, entrada: { ...doc.entrada, fecha } },
       });
       return { estado: 'listo' };
@@ -150,20 +163,21 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       // Heartbeats while the PAC works: a worker that dies mid-call is noticed in seconds, not at the timeout.
       // (A local activity has none: its workflow task's timeout covers it.)
       const latido = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1000);
+      let r: ResultadoTimbrado;
       try {
         // Any earlier attempt (local or not, in this worker or a dead one) may have reached the PAC.
-        if (f.timbrado_intentos > 0) {
-          const previo = await pac.consultarTimbre(xml);
-          if (previo.tipo === 'timbrado') return registrarTimbre(e, previo);
-        }
-        const r = await pac.timbrar(xml);
-        if (r.tipo === 'rechazado') {
-          return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje } };
-        }
-        return registrarTimbre(e, r);
+        const previo = f.timbrado_intentos > 0 ? await pac.consultarTimbre(xml) : undefined;
+        r = previo?.tipo === 'timbrado' ? previo : await pac.timbrar(xml);
+      } catch (err) {
+        // Transient (Temporal retries it): the invoice shows why it is still pending.
+        await anotarTransitorio(e, err);
+        throw err;
       } finally {
         if (latido) clearInterval(latido);
       }
+      if (r.tipo === 'rechazado')
+        return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje } };
+      return registrarTimbre(e, r);
     },
 
     /**

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { crearActividades, type DepsActividades } from '../activities';
+import { interceptoresActividad } from './interceptores';
 
 export interface DepsWorker {
   connection: NativeConnection;
@@ -25,5 +26,6 @@ export async function crearWorker(d: DepsWorker): Promise<Worker> {
       ? { workflowBundle: d.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
     activities: crearActividades(d.actividades),
+    interceptors: { activity: interceptoresActividad },
   });
 }

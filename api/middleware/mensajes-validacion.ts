@@ -7,6 +7,7 @@
  * its name (`paginacion.limite`, `id`), a header its documented name (`Clave-Idempotencia`), and the body
  * as a whole (empty PATCH, not an object, unreadable multipart) is `cuerpo`. A broken URL names none.
  */
+import { PATRON_TEXTO_SAT } from '../../cfdi/reglas/textos';
 
 /** One entry of the validator's `errors` array. */
 export interface ErrorDeValidacion {
@@ -151,8 +152,13 @@ function predicado(e: ErrorDeValidacion, u: Ubicacion, parametro: string): strin
     }
     case 'const':
       return 'no tiene el único valor permitido';
-    case 'pattern':
-      return `no tiene el formato esperado (patrón ${/pattern "(.*)"$/.exec(m)?.[1] ?? '?'})`;
+    case 'pattern': {
+      const patron = /pattern "(.*)"$/.exec(m)?.[1];
+      // The SAT's free-text type: say the two things it refuses instead of showing the expression.
+      if (patron === PATRON_TEXTO_SAT)
+        return 'no puede contener | (separador de la cadena original del SAT) ni quedar vacío o solo con espacios';
+      return `no tiene el formato esperado (patrón ${patron ?? '?'})`;
+    }
     case 'format': {
       const formato = /format "(.*)"/.exec(m)?.[1];
       if (formato && FORMATOS[formato]) return FORMATOS[formato];

@@ -95,5 +95,35 @@ export function validarImpuestos(
   retenciones.forEach((linea, i) =>
     errores.push(...validarLineaImpuesto(linea, 'retencion', `${parametroBase}.retenciones[${i}]`, perfil)),
   );
+  errores.push(
+    ...repetidas(traslados, `${parametroBase}.traslados`),
+    ...repetidas(retenciones, `${parametroBase}.retenciones`),
+  );
+  return errores;
+}
+
+/**
+ * One line per tax and factor type in a concept: a second IVA line would be added on top of the first (a 16 %
+ * tax charged twice), which the SAT's matrix does not catch because each line is valid on its own.
+ */
+function repetidas(lineas: LineaImpuesto[], parametro: string): Violacion[] {
+  const vistas = new Map<string, number>();
+  const errores: Violacion[] = [];
+  lineas.forEach((l, i) => {
+    const clave = `${l.impuesto}|${l.tipo_factor}`;
+    const primera = vistas.get(clave);
+    if (primera === undefined) {
+      vistas.set(clave, i);
+      return;
+    }
+    errores.push(
+      violacion(
+        'impuesto_repetido',
+        `${parametro}[${i}] repite el impuesto ${l.impuesto} con tipo_factor ${l.tipo_factor} de ` +
+          `${parametro}[${primera}]: cada impuesto va una sola vez por concepto (se sumaría dos veces).`,
+        `${parametro}[${i}]`,
+      ),
+    );
+  });
   return errores;
 }

@@ -5,6 +5,9 @@ import { violacion, type Violacion } from '../reglas/tipos';
 import type { Nodo } from '../xml/nodo';
 import { millonesimas } from './millonesimas';
 
+/** t_Importe and the other amount types of cfdv40.xsd: at most 18 integer digits, 6 decimals. */
+const MAXIMO_IMPORTE = 10n ** 24n - 1n;
+
 /** A row of c_Pais, as far as the receiver rules need it. */
 export interface Pais {
   readonly clave: string;
@@ -181,7 +184,8 @@ export class Contexto {
 
   /**
    * An amount attribute in millionths; undefined when absent. A value that is not a non-negative decimal
-   * with up to 6 decimals (the XSD would reject it) is reported here and the rules that need it are skipped.
+   * with up to 6 decimals, or that has more than 18 integer digits (the XSD would reject either), is reported
+   * here; the rules that need a malformed one are skipped.
    */
   numero(n: Nodo, atributo: string, ruta: string): bigint | undefined {
     const valor = n.atributos[atributo];
@@ -191,6 +195,12 @@ export class Contexto {
       this.error(
         'importe_invalido',
         `${atributo}="${valor}" no es un número decimal no negativo con hasta 6 decimales.`,
+        `${ruta}.${atributo}`,
+      );
+    } else if (v > MAXIMO_IMPORTE) {
+      this.error(
+        'importe_fuera_de_limite',
+        `${atributo}="${valor}" excede el máximo del SAT: hasta 18 dígitos enteros (t_Importe).`,
         `${ruta}.${atributo}`,
       );
     }

@@ -260,6 +260,16 @@ export function crearRepositorioFacturas(db: Knex) {
         .update({ timbrado_intentos: db.raw('timbrado_intentos + 1'), actualizado_en: new Date() });
     },
 
+    /**
+     * Why a pending stamping is still pending (the PAC unreachable): shown in `timbrado.ultimo_error` until the
+     * stamp (which clears it) or a definitive rejection (which replaces it).
+     */
+    async anotarErrorTransitorio(a: Alcance, id: string, error: ErrorTimbrado): Promise<void> {
+      await tabla(a)
+        .where({ id, timbrado_estado: 'pendiente' })
+        .update({ timbrado_error: JSON.stringify(error), actualizado_en: new Date() });
+    },
+
     /** The stamp; its UUID is unique, so a UUID of another invoice comes out as `RegistroDuplicado`. */
     async guardarTimbre(tx: Transaccion, a: Alcance, id: string, t: TimbreGuardado): Promise<void> {
       await sinDuplicar(() =>
@@ -330,7 +340,36 @@ export function crearRepositorioFacturas(db: Knex) {
     async guardarPdf(a: Alcance, id: string, pdf: Buffer): Promise<void> {
       await tabla(a).where({ id }).update({ pdf });
     },
+
+    /**
+     * System work, across accounts (the start reconciler): stampings still pending and cancellations still in
+     * progress, untouched since before `antesDe`, oldest first. A payment CFDI's stamping is its payment's work.
+     */
+    async procesosPendientes(
+      antesDe: Date,
+      limite: number,
+    ): Promise<{ timbrados: ProcesoPendiente[]; cancelaciones: ProcesoPendiente[] }> {
+      const pendientes = () =>
+        db('facturas')
+          .select('id', 'cuenta_id', 'modo', 'organizacion_id')
+          .where('actualizado_en', '<', antesDe)
+          .orderBy('actualizado_en')
+          .limit(limite);
+      const [timbrados, cancelaciones] = await Promise.all([
+        pendientes().where('timbrado_estado', 'pendiente').whereNot('tipo', 'pago'),
+        pendientes().whereIn('cancelacion_estado', ['solicitada', 'en_proceso']),
+      ]);
+      return { timbrados, cancelaciones };
+    },
   };
+}
+
+/** An operation MySQL says is waiting, with what its workflow needs to start. */
+export interface ProcesoPendiente {
+  id: string;
+  cuenta_id: string;
+  modo: Modo;
+  organizacion_id: string;
 }
 
 export type RepositorioFacturas = ReturnType<typeof crearRepositorioFacturas>;

@@ -1,6 +1,6 @@
 import type { Alcance } from '../../dominio/alcance';
 import { ErrorNegocio } from '../../dominio/errores';
-import { calcularImportes } from '../../cfdi/comprobante/importes';
+import { construirComprobante } from '../../cfdi/comprobante/construir';
 import type { ComprobanteEntrada, ConceptoEntrada } from '../../cfdi/comprobante/tipos';
 import { fechaCfdi } from '../../cfdi/fecha';
 import type { ConsultaCatalogos } from '../../cfdi/reglas/catalogos';
@@ -11,11 +11,13 @@ import {
   validarPrecioUnitario,
 } from '../../cfdi/reglas';
 import type { Violacion } from '../../cfdi/reglas/tipos';
+import { validarComprobante } from '../../cfdi/validacion';
 import type { FilaCliente, RepositorioClientes } from '../../db/repositorios/clientes';
 import type { ServicioOrganizaciones } from '../organizaciones';
 import type { ServicioProductos } from '../productos';
 import { exigirSinViolaciones } from '../violaciones';
 import type { DocumentoFactura } from '../../dominio/factura';
+import { esDeLasPartes, parametroDeSolicitud } from './parametros';
 
 export interface ConceptoNuevo {
   producto?: string;
@@ -111,9 +113,32 @@ async function resolverCliente(
 }
 
 /**
+ * The document as it will be stamped, run through the same SAT-matrix engine as the stamping itself: what is
+ * wrong with the request (a discount above the amount, a zero price, a payment form the SAT does not accept,
+ * an amount past 18 digits) is refused now, with nothing stored. Violations about the organization's or the
+ * client's stored data are left to the stamping, which records them on the draft: fixing the client or the
+ * organization then lets the same draft be stamped. The certificate is only known when sealing.
+ */
+function revisarComprobante(d: DepsArmar, entrada: EntradaSinSello) {
+  const { nodo, importes } = construirComprobante({ ...entrada, no_certificado: '', certificado: '' });
+  exigirSinViolaciones(
+    validarComprobante(nodo, d.catalogos, { ahora: d.ahora() })
+      .filter((v) => !esDeLasPartes(v.parametro))
+      .map((v) => ({
+        ...v,
+        mensaje: v.sat ? `${v.mensaje} (${v.sat})` : v.mensaje,
+        parametro: parametroDeSolicitud(v.parametro),
+      })),
+  );
+  return importes;
+}
+
+type EntradaSinSello = Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'>;
+
+/**
  * Turns a create request into the stored document: resolves organization, client and products in the
  * caller's scope, applies the defaults, and refuses what is wrong with the request itself (missing fields,
- * unknown codes, invalid taxes). The full SAT-matrix check runs when the invoice is stamped.
+ * unknown codes, invalid taxes, and every SAT-matrix rule the request alone decides).
  */
 export async function armarDocumento(d: DepsArmar, a: Alcance, f: FacturaNueva): Promise<DocumentoFactura> {
   const org = await d.organizaciones.resolver(a, f.organizacion, 'organizacion');
@@ -199,7 +224,7 @@ export async function armarDocumento(d: DepsArmar, a: Alcance, f: FacturaNueva):
   if (!cp)
     throw invalido('codigo_postal_invalido', `El código postal ${lugar} no existe.`, 'lugar_expedicion');
 
-  const entrada: Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'> = {
+  const entrada: EntradaSinSello = {
     tipo: f.tipo === 'egreso' ? 'E' : 'I',
     serie: f.serie,
     folio: f.folio,
@@ -226,7 +251,7 @@ export async function armarDocumento(d: DepsArmar, a: Alcance, f: FacturaNueva):
   return {
     entrada,
     productos,
-    importes: calcularImportes({ ...entrada, no_certificado: '' }),
+    importes: revisarComprobante(d, entrada),
     cliente: {
       id: cliente.id,
       rfc: cliente.rfc,

@@ -2,6 +2,7 @@ import { ErrorPacTransitorio } from '../../pac/puerto';
 import { CSD_VALIDO } from '../support/certificados';
 import { CLIENTE } from '../support/cuentas';
 import { crearContextoActividad, tablaFacturas } from '../support/memoria';
+import { tablaCertificados } from '../support/memoria/certificados';
 import { crearEntornoActividades } from '../support/memoria/servicios';
 
 let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
@@ -85,8 +86,33 @@ describe('prepararTimbrado', () => {
     expect(x.pac.llamadas).toEqual([]);
   });
 
-  it('una factura inexistente es un error, no un rechazo', async () => {
-    await expect(x.act.prepararTimbrado(x.entrada('fac_inexistente'))).rejects.toThrow('inexistente');
+  it('una factura inexistente es un error que no se reintenta (el flujo falla a la vista), no un rechazo', async () => {
+    const err = await x.act.prepararTimbrado(x.entrada('fac_inexistente')).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'RegistroInexistente', nonRetryable: true });
+    expect((err as Error).message).toContain('inexistente');
+  });
+
+  it('un CFDI que no se puede construir → rechazado comprobante_invalido, no un error que se reintenta sin fin', async () => {
+    // A document stored before the input discipline existed: XML 1.0 cannot hold U+0001.
+    const e = await pendiente();
+    guardada(e.facturaId).documento.entrada.conceptos[0]!.descripcion = 'Servicio\u0001';
+    const r = await x.act.prepararTimbrado(e);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'comprobante_invalido' } });
+    expect(r.estado === 'rechazado' && r.error.mensaje).toContain('U+0001');
+    expect(guardada(e.facturaId).xml_sellado).toBeNull();
+    expect(x.pac.llamadas).toEqual([]);
+  });
+
+  it('un CSD guardado que no abre (dañado o de otra clave maestra) → rechazado, no un reintento sin fin', async () => {
+    const e = await pendiente();
+    const certificados = tablaCertificados(x.m.almacen);
+    const cert = certificados.buscar(x.ids.cert!)!;
+    const danada = Buffer.from(cert.llave_cifrada);
+    danada[0] = danada[0]! ^ 0xff;
+    certificados.cambiar(cert.id, { llave_cifrada: danada });
+    const r = await x.act.prepararTimbrado(e);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'comprobante_invalido' } });
+    expect(x.pac.llamadas).toEqual([]);
   });
 });
 
@@ -118,7 +144,14 @@ describe('enviarAlPac', () => {
     x.pac.alTimbrar({ tipo: 'caido' });
     await expect(enviar(e)).rejects.toBeInstanceOf(ErrorPacTransitorio);
     expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', timbrado_intentos: 1 });
+    // Still pending, and the invoice says why: the last transient error, replaced by the stamp later.
+    expect(guardada(e.facturaId)).toMatchObject({
+      timbrado_estado: 'pendiente',
+      timbrado_error: { codigo: 'pac_no_disponible' },
+    });
     expect(await eventos()).toEqual([]);
+    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(guardada(e.facturaId).timbrado_error).toBeNull();
   });
 
   it('solo pregunta por un timbre previo cuando hubo un intento anterior', async () => {

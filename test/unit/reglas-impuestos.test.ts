@@ -210,7 +210,24 @@ describe('tax lines', () => {
     expect(errores.map((e) => [e.codigo, e.parametro])).toEqual([
       ['tasa_invalida', 'impuestos_default.traslados[1].tasa_o_cuota'],
       ['exento_en_retencion', 'impuestos_default.retenciones[1].tipo_factor'],
+      ['impuesto_repetido', 'impuestos_default.traslados[1]'],
     ]);
+  });
+
+  it('un impuesto con el mismo tipo_factor dos veces en un concepto se rechaza (se sumaría dos veces)', () => {
+    const dos = validarImpuestos('02', { traslados: [IVA16, IVA16] }, catalogos, 'conceptos[0].impuestos');
+    expect(dos.map((e) => [e.codigo, e.parametro])).toEqual([
+      ['impuesto_repetido', 'conceptos[0].impuestos.traslados[1]'],
+    ]);
+    const isr = tasa('001', 'Tasa', '0.100000');
+    expect(codigos(validarImpuestos('02', { retenciones: [isr, isr] }, catalogos))).toEqual([
+      'impuesto_repetido',
+    ]);
+    // IEPS by rate and by fixed amount on one concept (tobacco) are two different taxes, as are IVA and IEPS.
+    const ieps = [tasa('003', 'Tasa', '1.600000'), tasa('003', 'Cuota', '0.350000'), IVA16];
+    expect(validarImpuestos('02', { traslados: ieps }, catalogos).map((e) => e.codigo)).not.toContain(
+      'impuesto_repetido',
+    );
   });
 });
 

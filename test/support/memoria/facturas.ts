@@ -2,6 +2,7 @@ import { sinDuplicar } from '../../../db/repositorios/con-alcance';
 import type { FilaFactura, RepositorioFacturas } from '../../../db/repositorios/facturas';
 import type { Transaccion } from '../../../db/transacciones';
 import type { Alcance } from '../../../dominio/alcance';
+import { cancelacionEnCurso } from '../../../dominio/factura';
 import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
 import { tablaOrganizaciones } from './organizaciones';
 import { tablaLibro, tablaPagos } from './pagos';
@@ -164,6 +165,11 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
       if (r) actualizar(a, id, { timbrado_intentos: r.timbrado_intentos + 1 });
     },
 
+    async anotarErrorTransitorio(a, id, error) {
+      if (guardada(a, id)?.timbrado_estado === 'pendiente')
+        actualizar(a, id, { timbrado_error: copiaJson(error) });
+    },
+
     async guardarTimbre(tx, a, id, t) {
       await sinDuplicar(async () =>
         actualizar(
@@ -216,6 +222,29 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
 
     async guardarPdf(a, id, pdf) {
       if (guardada(a, id)) tabla.cambiar(id, { pdf });
+    },
+
+    async procesosPendientes(antesDe, limite) {
+      const viejas = tabla
+        .todas()
+        .filter((r) => r.actualizado_en < antesDe)
+        .sort((x, y) => x.actualizado_en.getTime() - y.actualizado_en.getTime());
+      const proceso = (r: FacturaGuardada) => ({
+        id: r.id,
+        cuenta_id: r.cuenta_id,
+        modo: r.modo,
+        organizacion_id: r.organizacion_id,
+      });
+      return {
+        timbrados: viejas
+          .filter((r) => r.timbrado_estado === 'pendiente' && r.tipo !== 'pago')
+          .slice(0, limite)
+          .map(proceso),
+        cancelaciones: viejas
+          .filter((r) => cancelacionEnCurso(r.cancelacion))
+          .slice(0, limite)
+          .map(proceso),
+      };
     },
   };
 }
