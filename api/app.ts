@@ -5,9 +5,16 @@ import { rutaOpenApi } from '../config/rutas';
 import type { Servicios } from './composicion';
 import { autenticacion } from './middleware/autenticacion';
 import { contexto } from './middleware/contexto';
+import { conMultipartComo400, disciplinaDeEntrada, exigirUtf8 } from './middleware/entrada';
 import { idempotencia } from './middleware/idempotencia';
-import { limiteDeSolicitudes, type OpcionesLimite } from './middleware/limite';
+import {
+  crearLimiteDeFallos,
+  limiteDeSolicitudes,
+  type OpcionesFallos,
+  type OpcionesLimite,
+} from './middleware/limite';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
+import { soloOperador } from './middleware/operador';
 import { rutasCertificados } from './rutas/certificados';
 import { rutasCuenta } from './rutas/cuenta';
 import { rutasDocumentacion } from './rutas/documentacion';
@@ -23,6 +30,10 @@ export interface DepsApi {
   salud: DepsSalud;
   servicios: Servicios;
   limite: OpcionesLimite;
+  /** Failed authentications per client address before 429 (API keys and the operator token alike). */
+  fallosAutenticacion: OpcionesFallos;
+  /** TOKEN_OPERADOR: the operator routes from outside this machine; absent, loopback only. */
+  tokenOperador?: string;
 }
 
 /** Every /v1 route but the catalogs needs a key. */
@@ -40,27 +51,38 @@ export function crearApp(deps: DepsApi): Express {
   app.use(contexto(deps.logger));
   app.use(rutasDocumentacion(rutaOpenApi()));
   // Who is asking comes before what they sent: without a valid key, a malformed or oversized body is a 401.
-  app.use('/v1', soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta })));
+  const fallos = crearLimiteDeFallos(deps.fallosAutenticacion);
+  app.use(
+    '/v1',
+    soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta, fallos })),
+  );
   app.use('/v1', soloConLlave(limiteDeSolicitudes(deps.limite)));
-  app.use(express.json({ limit: '2mb' }));
+  // A GET's or HEAD's body has no meaning (RFC 9110): it is neither read nor judged, so it cannot fail them.
+  const json = express.json({ limit: '2mb', verify: exigirUtf8 });
+  app.use((req, res, next) =>
+    req.method === 'GET' || req.method === 'HEAD' ? next() : json(req, res, next),
+  );
   // HEAD is GET without a body (RFC 9110): validated and routed as GET. Node decided when the request arrived
   // that a HEAD answer has no body, so the response still carries only the headers.
   app.use((req, _res, next) => {
     if (req.method === 'HEAD') req.method = 'GET';
     next();
   });
+  app.use(disciplinaDeEntrada);
   app.use(
-    OpenApiValidator.middleware({
-      apiSpec: rutaOpenApi(),
-      validateRequests: { allowUnknownQueryParameters: false },
-      validateResponses: false,
-      validateSecurity: false,
-      // Certificates arrive in memory (never on disk), two small files at most.
-      fileUploader: { limits: { fileSize: 1024 * 1024, files: 2, fields: 10 } },
-    }),
+    conMultipartComo400(
+      OpenApiValidator.middleware({
+        apiSpec: rutaOpenApi(),
+        validateRequests: { allowUnknownQueryParameters: false },
+        validateResponses: false,
+        validateSecurity: false,
+        // Certificates arrive in memory (never on disk), two small files at most.
+        fileUploader: { limits: { fileSize: 1024 * 1024, files: 2, fields: 10 } },
+      }),
+    ),
   );
   app.use('/v1', soloConLlave(idempotencia(servicios.idempotencia)));
-  app.use(rutasSalud(deps.salud));
+  app.use(rutasSalud(deps.salud, soloOperador({ token: deps.tokenOperador, fallos })));
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
   app.use(rutasCertificados(servicios.certificados));

@@ -47,6 +47,8 @@ async function main() {
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
     }),
     limite: config.limiteSolicitudes,
+    fallosAutenticacion: config.fallosAutenticacion,
+    tokenOperador: config.tokenOperador,
     salud: {
       sondas: crearRepositorioSondas(db),
       temporal,

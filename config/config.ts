@@ -153,6 +153,18 @@ export const VARIABLES = {
     esquema: entero(200, 1, 1_000_000),
     defecto: '200',
   },
+  LIMITE_AUTENTICACIONES_FALLIDAS: {
+    descripcion:
+      'Autenticaciones fallidas (sin llave, mal formada, desconocida o revocada) que una dirección IP puede acumular en la ventana antes de recibir 429 en toda ruta autenticada.',
+    esquema: entero(20, 1, 1_000_000),
+    defecto: '20',
+  },
+  LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS: {
+    descripcion:
+      'Ventana en que se cuentan las autenticaciones fallidas de una dirección IP, en milisegundos.',
+    esquema: entero(60_000, 1000, 86_400_000),
+    defecto: '60000',
+  },
   TIMBRADO_ESPERA_MS: {
     descripcion:
       'Cuánto espera la API a que el PAC timbre antes de responder 202 con el timbrado pendiente (el workflow sigue).',
@@ -181,6 +193,12 @@ export const VARIABLES = {
     descripcion: 'Tiempo máximo de cada verificación de GET /salud, en milisegundos.',
     esquema: entero(5000, 100, 60_000),
     defecto: '5000',
+  },
+  TOKEN_OPERADOR: {
+    descripcion:
+      'Token (32 caracteres o más) con que el operador consulta las rutas de operación (GET /salud/detalle) desde fuera del equipo: Authorization: Bearer <token>. Vacío = solo desde loopback.',
+    esquema: z.string().min(32).optional(),
+    secreto: true,
   },
 } satisfies Record<string, Variable>;
 
@@ -237,6 +255,10 @@ export interface Config {
   claveMaestra: { clave: Buffer; version: number };
   saludTimeoutMs: number;
   limiteSolicitudes: { porSegundo: number; rafaga: number };
+  /** Failed authentications a client address may pile up in a window before it gets 429. */
+  fallosAutenticacion: { maximo: number; ventanaMs: number };
+  /** Bearer token of the operator routes; absent: loopback only. */
+  tokenOperador?: string;
   timbradoEsperaMs: number;
   cancelacionSondeoMs: number;
   cancelacionPlazoMs: number;
@@ -293,6 +315,11 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     },
     saludTimeoutMs: e.SALUD_TIMEOUT_MS,
     limiteSolicitudes: { porSegundo: e.LIMITE_SOLICITUDES_POR_SEGUNDO, rafaga: e.LIMITE_SOLICITUDES_RAFAGA },
+    fallosAutenticacion: {
+      maximo: e.LIMITE_AUTENTICACIONES_FALLIDAS,
+      ventanaMs: e.LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS,
+    },
+    tokenOperador: e.TOKEN_OPERADOR,
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
     cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,

@@ -33,6 +33,29 @@ export function crearKnex(databaseUrl: string, pool = { min: 0, max: 10 }): Knex
   });
 }
 
+// The driver's and the pool's ways of saying the server is unreachable or went away mid-query.
+const CODIGOS_CONEXION = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'PROTOCOL_CONNECTION_LOST',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CON_COUNT_ERROR',
+]);
+
+/**
+ * True when a query failed because the database could not be reached (down, restarting, connection lost, pool
+ * exhausted): a transient outage the API answers with 503, not a bug.
+ */
+export function esFallaDeConexion(err: unknown): boolean {
+  const e = err as { code?: unknown; fatal?: unknown; name?: unknown } | undefined;
+  if (!e || typeof e !== 'object') return false;
+  if (e.name === 'KnexTimeoutError') return true;
+  return (typeof e.code === 'string' && CODIGOS_CONEXION.has(e.code)) || e.fatal === true;
+}
+
 /** Creates the database named in the URL when it does not exist yet. */
 export async function asegurarBase(databaseUrl: string): Promise<void> {
   const { servidor, base } = partesUrl(databaseUrl);

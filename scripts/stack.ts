@@ -10,7 +10,7 @@ import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../temp
 
 /**
  * `make up`: starts the local Temporal dev server, the sandbox PAC, the worker and the API, with one
- * prefixed log stream, waits until GET /salud is healthy, prints where everything is, and stops it all
+ * prefixed log stream, waits until GET /salud/detalle is healthy, prints where everything is, and stops it all
  * in reverse order on Ctrl-C.
  */
 const config = cargarConfigSinSecretos();
@@ -115,7 +115,7 @@ async function esperarSalud(url: string, ms: number): Promise<Record<string, unk
     }
     await new Promise((r) => setTimeout(r, 1000));
   }
-  throw new Error(`GET /salud no quedó sano en ${ms / 1000} s: ${JSON.stringify(ultimo)}`);
+  throw new Error(`GET /salud/detalle no quedó sano en ${ms / 1000} s: ${JSON.stringify(ultimo)}`);
 }
 
 async function main() {
@@ -153,7 +153,8 @@ async function main() {
   lanzar('api', process.execPath, ['dist/api/main.js']);
 
   const apiUrl = `http://localhost:${config.api.port}`;
-  const salud = await esperarSalud(`${apiUrl}/salud`, 120_000);
+  // The detailed view (components) answers on loopback, which is where this runs.
+  const salud = await esperarSalud(`${apiUrl}/salud/detalle`, 120_000);
   const demo = JSON.parse(readFileSync(join(rutaDatos(), 'demo.json'), 'utf8')) as {
     cuenta: { id: string };
     llave: { secreto: string };
@@ -170,7 +171,7 @@ async function main() {
       `  │ Temporal UI:  ${config.temporal.uiUrl}`,
       `  │ Cuenta demo:  ${demo.cuenta.id}`,
       `  │ Llave test:   ${demo.llave.secreto}`,
-      `  │ Prueba:       curl ${apiUrl}/salud`,
+      `  │ Prueba:       curl ${apiUrl}/salud/detalle`,
       '  └─ Ctrl-C detiene todo ──────────────────────────────────────────',
       '',
     ].join('\n') + '\n',

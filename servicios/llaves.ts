@@ -29,6 +29,18 @@ export const errorLiveBloqueado = () =>
     'modo',
   );
 
+export const errorModoNoPermitido = () =>
+  new ErrorNegocio(
+    'permiso',
+    'modo_no_permitido',
+    'Una llave test solo crea y administra llaves test. La primera llave live la emite el operador del servicio una vez habilitado el modo live (GET /v1/cuenta muestra live_habilitado); con una llave live se crean las demás.',
+    'modo',
+  );
+
+/** A test key manages only test keys; a live key manages the account's keys of both modes. */
+export const modosAdministrables = (modo: Modo): readonly Modo[] =>
+  modo === 'live' ? ['test', 'live'] : ['test'];
+
 export function crearServicioLlaves(deps: {
   llaves: RepositorioLlaves;
   cuenta: ServicioCuenta;
@@ -37,35 +49,47 @@ export function crearServicioLlaves(deps: {
   const ahora = deps.ahora ?? (() => new Date());
 
   async function obtener(alcance: Alcance, id: string) {
-    const f = await deps.llaves.obtener(alcance.cuentaId, id);
+    const f = await deps.llaves.obtener(alcance.cuentaId, id, modosAdministrables(alcance.modo));
+    // A key of a mode the caller may not manage answers like a missing one.
     if (!f) throw new ErrorNegocio('no_encontrado', 'llave_no_encontrada', `La llave ${id} no existe.`, 'id');
     return f;
   }
 
+  /** The secret leaves the service only here, once. */
+  async function emitir(cuentaId: string, datos: { nombre: string; modo: Modo }) {
+    if (datos.modo === 'live' && !(await deps.cuenta.liveHabilitado(cuentaId))) throw errorLiveBloqueado();
+    const material = generarLlave(datos.modo);
+    const fila = {
+      id: nuevoId('llave'),
+      cuenta_id: cuentaId,
+      modo: datos.modo,
+      nombre: datos.nombre,
+      prefijo: material.prefijo,
+      creado_en: ahora(),
+    };
+    await deps.llaves.insertar({ ...fila, hash: material.hash });
+    return { ...dto({ ...fila, revocada_en: null, ultimo_uso_en: null }), secreto: material.secreto };
+  }
+
   return {
-    /** The secret leaves the service only here, once. */
     async crear(alcance: Alcance, datos: { nombre: string; modo: Modo }) {
-      if (datos.modo === 'live' && !(await deps.cuenta.liveHabilitado(alcance.cuentaId)))
-        throw errorLiveBloqueado();
-      const material = generarLlave(datos.modo);
-      const fila = {
-        id: nuevoId('llave'),
-        cuenta_id: alcance.cuentaId,
-        modo: datos.modo,
-        nombre: datos.nombre,
-        prefijo: material.prefijo,
-        creado_en: ahora(),
-      };
-      await deps.llaves.insertar({ ...fila, hash: material.hash });
-      return { ...dto({ ...fila, revocada_en: null, ultimo_uso_en: null }), secreto: material.secreto };
+      // Checked before the live lock: a test key never gets a live key, whatever the account's state.
+      if (!modosAdministrables(alcance.modo).includes(datos.modo)) throw errorModoNoPermitido();
+      return emitir(alcance.cuentaId, datos);
     },
 
+    /**
+     * The operator's command (`npm run llave:crear`), outside any API key: how an account gets its first
+     * live key. The live lock still applies.
+     */
+    crearPorOperador: emitir,
+
     listar: async (alcance: Alcance, pagina: Pagina) =>
-      mapearTramo(await deps.llaves.listar(alcance.cuentaId, pagina), dto),
+      mapearTramo(await deps.llaves.listar(alcance.cuentaId, modosAdministrables(alcance.modo), pagina), dto),
 
     async revocar(alcance: Alcance, id: string) {
       await obtener(alcance, id);
-      await deps.llaves.revocar(alcance.cuentaId, id, ahora());
+      await deps.llaves.revocar(alcance.cuentaId, id, modosAdministrables(alcance.modo), ahora());
       return dto(await obtener(alcance, id));
     },
   };

@@ -4,6 +4,7 @@ import type { ServicioCuenta } from '../../servicios/cuenta';
 import { errorLiveBloqueado } from '../../servicios/llaves';
 import { ApiError } from '../errores';
 import { hashLlave, modoDeLlave } from '../../seguridad/llaves-api';
+import { claveDeDireccion, errorDemasiadosFallos, type LimiteDeFallos } from './limite';
 
 const REALM = { 'WWW-Authenticate': 'Basic realm="API CFDI", charset="UTF-8"' };
 // ultimo_uso_en is informative: one write per key per minute is plenty.
@@ -20,12 +21,26 @@ function secretoDe(encabezado: string | undefined): string | null {
 /**
  * HTTP Basic with the API key as user name. The key is looked up by its hash on every request, so a
  * revoked key fails from the very next one. Unknown, malformed and revoked keys get one same answer.
+ * Every failure counts against the client's address; past the limit the address gets 429 before any lookup.
  */
-export function autenticacion(deps: { llaves: RepositorioLlaves; cuenta: ServicioCuenta }): RequestHandler {
+export function autenticacion(deps: {
+  llaves: RepositorioLlaves;
+  cuenta: ServicioCuenta;
+  fallos: LimiteDeFallos;
+}): RequestHandler {
   const ultimoUso = new Map<string, number>();
   return async (req, _res, next) => {
+    // `trust proxy` is off: the socket's peer, which a client cannot forge with a header.
+    const cliente = claveDeDireccion(req.socket.remoteAddress);
+    const espera = deps.fallos.espera(cliente);
+    if (espera !== null) throw errorDemasiadosFallos(espera);
+    const fallo = () => {
+      if (deps.fallos.registrarFallo(cliente))
+        req.log.warn({ cliente }, 'autenticación: límite de intentos fallidos alcanzado');
+    };
     const secreto = secretoDe(req.get('authorization'));
     if (secreto === null) {
+      fallo();
       throw new ApiError(
         'autenticacion',
         'autenticacion_requerida',
@@ -36,6 +51,7 @@ export function autenticacion(deps: { llaves: RepositorioLlaves; cuenta: Servici
     }
     const fila = modoDeLlave(secreto) ? await deps.llaves.activaPorHash(hashLlave(secreto)) : undefined;
     if (!fila) {
+      fallo();
       throw new ApiError(
         'autenticacion',
         'llave_invalida',

@@ -1,7 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler } from 'express';
 import type { Logger } from '../../log/logger';
+import { esFallaDeConexion } from '../../db/conexion';
 import { ErrorNegocio } from '../../dominio/errores';
 import { ApiError, type TipoError } from '../errores';
+import { UTF8_INVALIDO } from './entrada';
 import { mensajeValidacion } from './mensajes-validacion';
 
 interface ErrorValidador {
@@ -44,9 +46,26 @@ function desdeNegocio(e: ErrorNegocio): ApiError {
 export function aApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof ErrorNegocio) return desdeNegocio(err);
+  // The database down or restarting: a stable 503 the client may retry, never a 500 with the driver's words.
+  if (esFallaDeConexion(err)) {
+    return new ApiError(
+      'servicio_no_disponible',
+      'base_de_datos_no_disponible',
+      'La base de datos no está disponible en este momento. Intente de nuevo en unos segundos.',
+      undefined,
+      { 'Retry-After': '5' },
+    );
+  }
   const e = err as ErrorValidador & { type?: string };
   if (e?.type === 'entity.parse.failed') {
     return new ApiError('solicitud_invalida', 'json_invalido', 'El cuerpo no es JSON válido.');
+  }
+  if (e?.type === UTF8_INVALIDO) {
+    return new ApiError(
+      'solicitud_invalida',
+      'utf8_invalido',
+      'El cuerpo no está codificado en UTF-8 válido: envíelo en UTF-8 (el servicio no reemplaza bytes inválidos).',
+    );
   }
   if (e?.type === 'entity.too.large') {
     const [tipo, codigo, mensaje] = POR_STATUS[413]!;

@@ -79,8 +79,16 @@ export async function verificarSalud(d: DepsSalud): Promise<Salud> {
     medir(
       async () => {
         const r = await fetch(new URL('/salud', d.pacUrl), { signal: AbortSignal.timeout(d.timeoutMs) });
-        if (!r.ok) throw new Error(`el PAC respondió ${r.status}`);
-        const cuerpo = (await r.json()) as { version?: string };
+        // The PAC is healthy only if it can stamp: the sandbox answers 503 (and says why) under an outage.
+        const cuerpo = (await r.json().catch(() => ({}))) as {
+          estado?: string;
+          version?: string;
+          fallas?: string;
+        };
+        if (!r.ok || cuerpo.estado !== 'ok') {
+          const porque = cuerpo.fallas && cuerpo.fallas !== 'normal' ? ` (falla: ${cuerpo.fallas})` : '';
+          throw new Error(`el PAC respondió ${r.status}${porque}`);
+        }
         return cuerpo.version;
       },
       d.timeoutMs,
@@ -107,4 +115,25 @@ export async function verificarSalud(d: DepsSalud): Promise<Salud> {
   const componentes = { mysql, temporal, pac, worker, chromium };
   const estado = Object.values(componentes).every((c) => c.estado === 'ok') ? 'ok' : 'degradado';
   return { estado, componentes };
+}
+
+/**
+ * The probe behind the public `GET /salud`: anyone may call it and each check starts a workflow, so callers
+ * at the same time share one check and its result is reused for `reutilizarMs`.
+ */
+export function verificadorCompartido(d: DepsSalud, reutilizarMs = 2000, reloj: () => number = Date.now) {
+  let enCurso: Promise<Salud> | undefined;
+  let ultima: { t: number; salud: Salud } | undefined;
+  return (): Promise<Salud> => {
+    if (ultima && reloj() - ultima.t < reutilizarMs) return Promise.resolve(ultima.salud);
+    enCurso ??= verificarSalud(d)
+      .then((salud) => {
+        ultima = { t: reloj(), salud };
+        return salud;
+      })
+      .finally(() => {
+        enCurso = undefined;
+      });
+    return enCurso;
+  };
 }

@@ -36,18 +36,27 @@ export function crearRepositorioLlaves(db: Knex) {
       await db('llaves_api').insert(fila);
     },
 
-    async obtener(cuentaId: string, id: string): Promise<FilaLlave | undefined> {
-      return db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId, id }).first();
+    /** Keys are an account-level resource; `modos` says which of them the caller may see. */
+    async obtener(cuentaId: string, id: string, modos: readonly Modo[]): Promise<FilaLlave | undefined> {
+      return db('llaves_api')
+        .select(COLUMNAS)
+        .where({ cuenta_id: cuentaId, id })
+        .whereIn('modo', modos)
+        .first();
     },
 
-    /** Keys are an account-level resource: both modes are listed (never the secret). */
-    listar(cuentaId: string, pagina: Pagina): Promise<Tramo<FilaLlave>> {
-      return paginar(db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId }), pagina);
+    /** Never the secret. */
+    listar(cuentaId: string, modos: readonly Modo[], pagina: Pagina): Promise<Tramo<FilaLlave>> {
+      return paginar(
+        db('llaves_api').select(COLUMNAS).where({ cuenta_id: cuentaId }).whereIn('modo', modos),
+        pagina,
+      );
     },
 
-    async revocar(cuentaId: string, id: string, ahora: Date): Promise<void> {
+    async revocar(cuentaId: string, id: string, modos: readonly Modo[], ahora: Date): Promise<void> {
       await db('llaves_api')
         .where({ cuenta_id: cuentaId, id })
+        .whereIn('modo', modos)
         .whereNull('revocada_en')
         .update({ revocada_en: ahora });
     },

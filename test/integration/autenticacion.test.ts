@@ -101,3 +101,35 @@ describe('límite de solicitudes por llave', () => {
     }
   });
 });
+
+describe('límite de autenticaciones fallidas por dirección', () => {
+  it('pasado el máximo, la dirección recibe 429 con Retry-After antes de mirar la llave, aun la válida', async () => {
+    const pila = await iniciarPila({
+      worker: false,
+      pac: false,
+      fallosAutenticacion: { maximo: 3, ventanaMs: 60_000 },
+    });
+    try {
+      const cuenta = await nuevaCuenta(pila.db, pila.url);
+      const estados = [
+        (await clienteHttp(pila.url).get('/v1/cuenta')).status,
+        (await clienteHttp(pila.url, 'no-es-llave').get('/v1/cuenta')).status,
+        (await clienteHttp(pila.url, 'sk_test_' + 'x'.repeat(40)).get('/v1/cuenta')).status,
+      ];
+      expect(estados).toEqual([401, 401, 401]);
+      const r = await cuenta.http.get('/v1/cuenta');
+      expect(r.status).toBe(429);
+      expect(r.body.error).toMatchObject({
+        tipo: 'limite_de_solicitudes',
+        codigo: 'demasiados_intentos_fallidos',
+      });
+      const espera = Number(r.headers.get('retry-after'));
+      expect(espera).toBeGreaterThanOrEqual(1);
+      expect(espera).toBeLessThanOrEqual(60);
+      // The public catalogs need no key and stay open.
+      expect((await clienteHttp(pila.url).get('/v1/catalogos/formas_pago')).status).toBe(200);
+    } finally {
+      await pila.detener();
+    }
+  });
+});

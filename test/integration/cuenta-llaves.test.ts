@@ -1,7 +1,7 @@
 import { clienteHttp } from '../support/cliente-http';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { habilitarLive, nuevaCuenta, type CuentaDePrueba } from '../support/cuentas';
+import { habilitarLive, llaveLiveDirecta, nuevaCuenta, type CuentaDePrueba } from '../support/cuentas';
 import { iniciarPila, type Pila } from '../support/pila';
 
 describe('cuenta y llaves API', () => {
@@ -59,10 +59,16 @@ describe('cuenta y llaves API', () => {
     for (const l of lista.body.datos) expect(l.secreto).toBeUndefined();
   });
 
-  it('una llave live se niega con 403 mientras no haya CSD válido', async () => {
-    const r = await cuenta.http.post('/v1/llaves_api', { nombre: 'live', modo: 'live' });
-    expect(r.status).toBe(403);
-    expect(r.body.error).toMatchObject({ codigo: 'modo_live_bloqueado', parametro: 'modo' });
+  it('una llave test no crea llaves live: 403 modo_no_permitido, aunque live esté habilitado', async () => {
+    const otra = await nuevaCuenta(pila.db, pila.url);
+    for (const habilitar of [false, true]) {
+      if (habilitar) await habilitarLive(pila.db, otra.cuentaId);
+      const r = await otra.http.post('/v1/llaves_api', { nombre: 'live', modo: 'live' });
+      expect(r.status).toBe(403);
+      expect(r.body.error).toMatchObject({ tipo: 'permiso', codigo: 'modo_no_permitido', parametro: 'modo' });
+      expect(r.body.error.mensaje).toContain('operador');
+    }
+    expect(await pila.db('llaves_api').where({ cuenta_id: otra.cuentaId, modo: 'live' })).toEqual([]);
   });
 
   it('un modo desconocido responde 400', async () => {
@@ -80,18 +86,74 @@ describe('cuenta y llaves API', () => {
     expect((await clienteHttp(pila.url, creada.body.secreto).get('/v1/cuenta')).status).toBe(200);
   });
 
-  it('con el onboarding completo y un CSD válido se crean llaves live que ven solo el modo live', async () => {
+  it('una llave live ve y administra las llaves de ambos modos; una test no ve las live (404)', async () => {
     const otra = await nuevaCuenta(pila.db, pila.url);
     await habilitarLive(pila.db, otra.cuentaId);
-    expect((await otra.http.get('/v1/cuenta')).body.live_habilitado).toBe(true);
-    const r = await otra.http.post('/v1/llaves_api', { nombre: 'producción', modo: 'live' });
-    expect(r.status).toBe(201);
-    expect(r.body.secreto).toMatch(/^sk_live_/);
-    const live = clienteHttp(pila.url, r.body.secreto);
-    const orgs = await live.get('/v1/organizaciones');
-    expect(orgs.status).toBe(200);
+    const live = clienteHttp(pila.url, await llaveLiveDirecta(pila.db, otra.cuentaId));
+    const creada = await live.post('/v1/llaves_api', { nombre: 'producción', modo: 'live' });
+    expect(creada.status).toBe(201);
+    expect(creada.body.secreto).toMatch(/^sk_live_/);
+    const deTest = await live.post('/v1/llaves_api', { nombre: 'pruebas', modo: 'test' });
+    expect(deTest.status).toBe(201);
+
+    const vistas = async (c: typeof live) =>
+      ((await c.get('/v1/llaves_api')).body.datos as { modo: string }[]).map((l) => l.modo);
+    expect(new Set(await vistas(live))).toEqual(new Set(['test', 'live']));
+    expect(new Set(await vistas(otra.http))).toEqual(new Set(['test']));
+
+    const r = await otra.http.delete(`/v1/llaves_api/${creada.body.id}`);
+    expect(r.status).toBe(404);
+    expect(r.body.error).toMatchObject({ codigo: 'llave_no_encontrada', parametro: 'id' });
+    const nueva = clienteHttp(pila.url, creada.body.secreto);
+    expect((await nueva.get('/v1/organizaciones')).status).toBe(200);
     // The unlocking organization lives in test mode: the live key does not see it.
-    expect(orgs.body.datos).toEqual([]);
+    expect((await nueva.get('/v1/organizaciones')).body.datos).toEqual([]);
+
+    expect((await live.delete(`/v1/llaves_api/${deTest.body.id}`)).status).toBe(200);
+    expect((await live.delete(`/v1/llaves_api/${creada.body.id}`)).status).toBe(200);
+    expect((await nueva.get('/v1/cuenta')).status).toBe(401);
+  });
+});
+
+describe('npm run llave:crear', () => {
+  let pila: Pila;
+  beforeAll(async () => {
+    pila = await iniciarPila({ worker: false, pac: false });
+  });
+  afterAll(() => pila.detener());
+
+  const llaveCrear = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['dist/scripts/llave-crear.js', ...args], { env: process.env });
+
+  it('se niega a emitir una llave live mientras el modo live no esté habilitado', async () => {
+    const c = await nuevaCuenta(pila.db, pila.url);
+    const r = await llaveCrear('--cuenta', c.cuentaId, '--modo', 'live', '--nombre', 'prod').catch((e) => e);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('modo_live_bloqueado');
+    expect(await pila.db('llaves_api').where({ cuenta_id: c.cuentaId, modo: 'live' })).toEqual([]);
+  });
+
+  it('con el modo live habilitado emite la primera llave live, que funciona y crea otras', async () => {
+    const c = await nuevaCuenta(pila.db, pila.url);
+    await habilitarLive(pila.db, c.cuentaId);
+    const { stdout } = await llaveCrear('--cuenta', c.cuentaId, '--modo', 'live', '--nombre', 'Producción');
+    const llave = JSON.parse(stdout);
+    expect(llave).toMatchObject({ objeto: 'llave_api', modo: 'live', nombre: 'Producción' });
+    expect(llave.secreto).toMatch(/^sk_live_/);
+    const live = clienteHttp(pila.url, llave.secreto);
+    expect((await live.get('/v1/cuenta')).body.id).toBe(c.cuentaId);
+    expect((await live.post('/v1/llaves_api', { nombre: 'otra', modo: 'live' })).status).toBe(201);
+  });
+
+  it('una cuenta inexistente o argumentos incompletos terminan con error y sin escribir', async () => {
+    const inexistente = await llaveCrear('--cuenta', 'cta_noexiste', '--modo', 'test', '--nombre', 'x').catch(
+      (e) => e,
+    );
+    expect(inexistente.code).toBe(1);
+    expect(inexistente.stderr).toContain('no existe');
+    const sinModo = await llaveCrear('--cuenta', 'cta_x', '--nombre', 'x').catch((e) => e);
+    expect(sinModo.code).toBe(2);
+    expect(sinModo.stderr).toContain('--modo');
   });
 });
 

@@ -1,14 +1,16 @@
 import { iniciarPila, type Pila } from '../support/pila';
 
+const TOKEN = 'operador-'.padEnd(40, '7');
+
 describe('GET /salud: el recorrido completo API → Temporal → worker → MySQL', () => {
   let pila: Pila;
   beforeAll(async () => {
-    pila = await iniciarPila();
+    pila = await iniciarPila({ tokenOperador: TOKEN });
   });
   afterAll(() => pila.detener());
 
-  it('reporta sanos MySQL, Temporal, el PAC, el worker y Chromium', async () => {
-    const r = await fetch(`${pila.url}/salud`);
+  it('el detalle, desde loopback, reporta sanos MySQL, Temporal, el PAC, el worker y Chromium', async () => {
+    const r = await fetch(`${pila.url}/salud/detalle`);
     const cuerpo = await r.json();
     expect(r.status).toBe(200);
     expect(cuerpo.estado).toBe('ok');
@@ -21,9 +23,34 @@ describe('GET /salud: el recorrido completo API → Temporal → worker → MySQ
     expect(r.headers.get('x-request-id')).toMatch(/^req_[0-9a-f]{24}$/);
   });
 
+  it('GET /salud público dice solo ok o degradado: sin versiones, pid, host ni componentes', async () => {
+    const r = await fetch(`${pila.url}/salud`);
+    expect(r.status).toBe(200);
+    expect(await r.json()).toEqual({ estado: 'ok' });
+  });
+
+  it('el detalle no se da a quien no es el operador; con el token de operador sí', async () => {
+    // A forwarded request is not local even on loopback (a reverse proxy on the same host).
+    const ajeno = { 'X-Forwarded-For': '203.0.113.5' };
+    const sin = await fetch(`${pila.url}/salud/detalle`, { headers: ajeno });
+    expect(sin.status).toBe(401);
+    const cuerpo = await sin.json();
+    expect(cuerpo.error).toMatchObject({ tipo: 'autenticacion', codigo: 'operador_requerido' });
+    expect(JSON.stringify(cuerpo)).not.toMatch(/componentes|version/);
+    const conOtro = await fetch(`${pila.url}/salud/detalle`, {
+      headers: { ...ajeno, Authorization: `Bearer ${'x'.repeat(40)}` },
+    });
+    expect(conOtro.status).toBe(401);
+    const con = await fetch(`${pila.url}/salud/detalle`, {
+      headers: { ...ajeno, Authorization: `Bearer ${TOKEN}` },
+    });
+    expect(con.status).toBe(200);
+    expect((await con.json()).componentes.mysql.estado).toBe('ok');
+  });
+
   it('la sonda es un workflow real cuya actividad escribió la fila que la API leyó', async () => {
     const antes = Date.now();
-    await fetch(`${pila.url}/salud`);
+    await fetch(`${pila.url}/salud/detalle`);
     const fila = await pila.db('sondas_salud').orderBy('creado_en', 'desc').first();
     expect(fila.id).toMatch(/^sonda-salud:/);
     expect(new Date(fila.creado_en).getTime()).toBeGreaterThanOrEqual(antes - 1000);
@@ -41,10 +68,13 @@ describe('GET /salud: el recorrido completo API → Temporal → worker → MySQ
 });
 
 describe('GET /salud con componentes caídos', () => {
-  it('sin worker ni PAC responde 503 y dice cuáles fallan', async () => {
+  it('sin worker ni PAC responde 503: el público solo degradado, el detalle dice cuáles fallan', async () => {
     const pila = await iniciarPila({ worker: false, pac: false, saludTimeoutMs: 1500 });
     try {
-      const r = await fetch(`${pila.url}/salud`);
+      const publica = await fetch(`${pila.url}/salud`);
+      expect(publica.status).toBe(503);
+      expect(await publica.json()).toEqual({ estado: 'degradado' });
+      const r = await fetch(`${pila.url}/salud/detalle`);
       const cuerpo = await r.json();
       expect(r.status).toBe(503);
       expect(cuerpo.estado).toBe('degradado');
@@ -57,6 +87,29 @@ describe('GET /salud con componentes caídos', () => {
       });
       expect(cuerpo.componentes.chromium.estado).toBe('error');
     } finally {
+      await pila.detener();
+    }
+  });
+
+  it('una caída inyectada en el PAC sandbox se reporta como PAC en error, y se recupera', async () => {
+    const pila = await iniciarPila({ worker: false, saludTimeoutMs: 1500 });
+    const fallas = (modo: string) =>
+      fetch(`${pila.pacUrl}/sandbox/fallas`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ modo }),
+      });
+    try {
+      const pac = async () => (await (await fetch(`${pila.url}/salud/detalle`)).json()).componentes.pac;
+      expect((await pac()).estado).toBe('ok');
+      for (const modo of ['caido', 'error_500']) {
+        expect((await fallas(modo)).status).toBe(200);
+        expect(await pac()).toMatchObject({ estado: 'error', detalle: expect.stringContaining(modo) });
+      }
+      await fallas('normal');
+      expect((await pac()).estado).toBe('ok');
+    } finally {
+      await fallas('normal');
       await pila.detener();
     }
   });

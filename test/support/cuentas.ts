@@ -21,8 +21,8 @@ export async function nuevaCuenta(
 }
 
 /**
- * A live key written straight to the database: the API only issues one once live mode is unlocked
- * (which needs certificates), and isolation tests need one now.
+ * A live key written straight to the database: the first live key comes from the operator command once
+ * live mode is unlocked (which needs certificates), and isolation tests need one now.
  */
 export async function llaveLiveDirecta(db: Knex, cuentaId: string): Promise<string> {
   const m = generarLlave('live');

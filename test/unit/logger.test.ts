@@ -44,3 +44,60 @@ describe('logs estructurados', () => {
     expect(typeof l.time).toBe('string');
   });
 });
+
+/** An error as knex 3 over mysql2 throws it (shape taken from a real failed insert). */
+function errorDeKnex(valor: string) {
+  const sql = `insert into \`facturas\` (\`documento\`, \`id\`) values ('{"descripcion":"${valor}"}', 'fac_1')`;
+  const sqlMessage = `Incorrect string value: '${valor}' for column \`cfdi\`.\`facturas\`.\`documento\` at row 1`;
+  const e = Object.assign(new Error(sqlMessage), {
+    code: 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD',
+    errno: 1366,
+    sqlState: '22007',
+    sqlMessage,
+    sql,
+  });
+  e.message = `${sql} - ${sqlMessage}`;
+  e.stack = `Error: ${e.message}\n    at Packet.asError (packet.js:740:17)`;
+  return Object.assign(e, { bindings: [valor, 'fac_1'] });
+}
+
+describe('errores de base de datos en los logs', () => {
+  it('no llevan la sentencia ni los valores de la fila; sí el código, errno, sqlState y el texto', () => {
+    const { lineas, logger } = capturar();
+    logger.error({ err: errorDeKnex('DATO-PRIVADO-123') }, 'error no controlado');
+    const texto = lineas.join('');
+    expect(texto).not.toContain('DATO-PRIVADO-123');
+    expect(texto).not.toContain('insert into');
+    const { err } = JSON.parse(lineas[0]!);
+    expect(err).toMatchObject({ code: 'ER_TRUNCATED_WRONG_VALUE_FOR_FIELD', errno: 1366, sqlState: '22007' });
+    expect(err.message).toBe(
+      "Incorrect string value: '[REDACTADO]' for column `cfdi`.`facturas`.`documento` at row 1",
+    );
+    expect(err.stack).toMatch(/^Error: Incorrect string value: '\[REDACTADO\]'[^\n]*\n\s+at Packet/);
+    for (const k of ['sql', 'bindings']) expect(err).not.toHaveProperty(k);
+  });
+
+  it('tampoco cuando el error de knex viaja como causa o dentro de otro error', () => {
+    const { lineas, logger } = capturar();
+    const causa = errorDeKnex('DATO-PRIVADO-456');
+    logger.error({ err: new Error('al guardar la factura', { cause: causa }) }, 'uno');
+    logger.error({ err: Object.assign(new Error('registro duplicado'), { causa }) }, 'dos');
+    logger.error(causa, 'tres');
+    const texto = lineas.join('');
+    expect(lineas).toHaveLength(3);
+    expect(texto).not.toContain('DATO-PRIVADO-456');
+    expect(texto).not.toContain('insert into');
+    expect(JSON.parse(lineas[0]!).err.message).toContain('al guardar la factura');
+  });
+
+  it('un duplicado no muestra el valor de la clave única', () => {
+    const { lineas, logger } = capturar();
+    const e = Object.assign(new Error("Duplicate entry 'EKU9003173C9-test' for key 'rfc'"), {
+      code: 'ER_DUP_ENTRY',
+      errno: 1062,
+    });
+    logger.error({ err: e }, 'x');
+    expect(lineas.join('')).not.toContain('EKU9003173C9');
+    expect(JSON.parse(lineas[0]!).err.message).toBe("Duplicate entry '[REDACTADO]' for key 'rfc'");
+  });
+});

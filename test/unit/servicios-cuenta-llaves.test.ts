@@ -96,16 +96,56 @@ describe('llaves', () => {
     expect(datos).toEqual([sinSecreto]);
   });
 
-  it('una llave live sin modo live habilitado → modo_live_bloqueado sin crearla', async () => {
-    const e = await rechazoSinEscrituras(s.m, () => s.llaves.crear(a, { nombre: 'prod', modo: 'live' }));
+  it('una llave test no crea llaves live, ni con el modo live habilitado → modo_no_permitido', async () => {
+    for (const habilitar of [false, true]) {
+      if (habilitar) {
+        await s.cuenta.completarOnboarding(a, ONBOARDING);
+        await csdDeProduccion();
+      }
+      const e = await rechazoSinEscrituras(s.m, () => s.llaves.crear(a, { nombre: 'prod', modo: 'live' }));
+      expect([e.tipo, e.codigo, e.parametro]).toEqual(['permiso', 'modo_no_permitido', 'modo']);
+      expect(e.message).toContain('operador');
+    }
+  });
+
+  it('el operador no emite una llave live sin modo live habilitado → modo_live_bloqueado', async () => {
+    const e = await rechazoSinEscrituras(s.m, () =>
+      s.llaves.crearPorOperador(a.cuentaId, { nombre: 'prod', modo: 'live' }),
+    );
     expect([e.tipo, e.codigo, e.parametro]).toEqual(['permiso', 'modo_live_bloqueado', 'modo']);
   });
 
-  it('con live habilitado se crea la llave live', async () => {
+  it('con live habilitado el operador emite la primera llave live y con ella se crean más', async () => {
     await s.cuenta.completarOnboarding(a, ONBOARDING);
     await csdDeProduccion();
-    const l = await s.llaves.crear(a, { nombre: 'prod', modo: 'live' });
+    const l = await s.llaves.crearPorOperador(a.cuentaId, { nombre: 'prod', modo: 'live' });
     expect([l.modo, l.secreto.startsWith('sk_live_')]).toEqual(['live', true]);
+    const live = alcance(a.cuentaId, 'live');
+    for (const modo of ['live', 'test'] as const)
+      expect((await s.llaves.crear(live, { nombre: modo, modo })).modo).toBe(modo);
+  });
+
+  it('una llave live sigue sujeta al bloqueo: sin modo live habilitado no crea otra live', async () => {
+    const e = await rechazoSinEscrituras(s.m, () =>
+      s.llaves.crear(alcance(a.cuentaId, 'live'), { nombre: 'prod', modo: 'live' }),
+    );
+    expect(e.codigo).toBe('modo_live_bloqueado');
+  });
+
+  it('una llave test no ve ni revoca llaves live (404); una live ve y revoca las de ambos modos', async () => {
+    await s.cuenta.completarOnboarding(a, ONBOARDING);
+    await csdDeProduccion();
+    const live = alcance(a.cuentaId, 'live');
+    const deLive = await s.llaves.crear(live, { nombre: 'live', modo: 'live' });
+    const deTest = await s.llaves.crear(a, { nombre: 'test', modo: 'test' });
+    expect((await s.llaves.listar(a, { limite: 10 })).datos.map((l) => l.id)).toEqual([deTest.id]);
+    const e = await errorNegocio(s.llaves.revocar(a, deLive.id));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['no_encontrado', 'llave_no_encontrada', 'id']);
+    expect(await s.m.llaves.activaPorHash(hashLlave(deLive.secreto))).toBeDefined();
+    const ids = (await s.llaves.listar(live, { limite: 10 })).datos.map((l) => l.id);
+    expect(ids.sort()).toEqual([deTest.id, deLive.id].sort());
+    expect((await s.llaves.revocar(live, deTest.id)).revocada_en).not.toBeNull();
+    expect((await s.llaves.revocar(live, deLive.id)).revocada_en).not.toBeNull();
   });
 
   it('revocada deja de autenticar; revocar otra vez no cambia la fecha; otra cuenta no la ve', async () => {
@@ -119,15 +159,15 @@ describe('llaves', () => {
     expect([e.tipo, e.codigo, e.parametro]).toEqual(['no_encontrado', 'llave_no_encontrada', 'id']);
   });
 
-  it('lista las de ambos modos de la cuenta, de la más nueva a la más vieja', async () => {
+  it('una llave live lista las de ambos modos de la cuenta, de la más nueva a la más vieja', async () => {
     await s.cuenta.completarOnboarding(a, ONBOARDING);
     await csdDeProduccion();
     const creadas = [];
     for (const modo of ['test', 'live', 'test'] as const)
-      creadas.push((await s.llaves.crear(a, { nombre: modo, modo })).id);
+      creadas.push((await s.llaves.crear(alcance('cta_a', 'live'), { nombre: modo, modo })).id);
     await s.llaves.crear(alcance('cta_b'), { nombre: 'ajena', modo: 'test' });
     const p1 = await s.llaves.listar(alcance('cta_a', 'live'), { limite: 2 });
-    const p2 = await s.llaves.listar(a, { limite: 2, despuesDe: p1.datos.at(-1)!.id });
+    const p2 = await s.llaves.listar(alcance('cta_a', 'live'), { limite: 2, despuesDe: p1.datos.at(-1)!.id });
     expect([p1.hayMas, p2.hayMas]).toEqual([true, false]);
     expect([...p1.datos, ...p2.datos].map((l) => l.id)).toEqual([...creadas].sort().reverse());
   });

@@ -8,7 +8,8 @@ export function crearLlavesEnMemoria(m: Almacen): RepositorioLlaves {
     { nombre: 'hash', clave: (r) => r.hash.toString('hex') },
   ]);
   const leer = ({ hash: _h, ...f }: LlaveGuardada): FilaLlave => f;
-  const deCuenta = (cuentaId: string) => tabla.todas().filter((r) => r.cuenta_id === cuentaId);
+  const deCuenta = (cuentaId: string, modos: readonly string[]) =>
+    tabla.todas().filter((r) => r.cuenta_id === cuentaId && modos.includes(r.modo));
 
   return {
     async activaPorHash(hash) {
@@ -19,16 +20,16 @@ export function crearLlavesEnMemoria(m: Almacen): RepositorioLlaves {
     async insertar(fila) {
       tabla.insertar({ ...fila, revocada_en: null, ultimo_uso_en: null });
     },
-    async obtener(cuentaId, id) {
-      const r = deCuenta(cuentaId).find((x) => x.id === id);
+    async obtener(cuentaId, id, modos) {
+      const r = deCuenta(cuentaId, modos).find((x) => x.id === id);
       return r && leer(r);
     },
-    async listar(cuentaId, pagina) {
-      const t = paginarEnMemoria(deCuenta(cuentaId), pagina);
+    async listar(cuentaId, modos, pagina) {
+      const t = paginarEnMemoria(deCuenta(cuentaId, modos), pagina);
       return { ...t, datos: t.datos.map(leer) };
     },
-    async revocar(cuentaId, id, ahora) {
-      const r = deCuenta(cuentaId).find((x) => x.id === id && x.revocada_en === null);
+    async revocar(cuentaId, id, modos, ahora) {
+      const r = deCuenta(cuentaId, modos).find((x) => x.id === id && x.revocada_en === null);
       if (r) tabla.cambiar(id, { revocada_en: ahora });
     },
     async marcarUso(id, ahora) {
