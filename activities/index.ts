@@ -5,6 +5,7 @@ import { crearActividadesCertificados, type DepsAvisosCertificados } from './cer
 import { crearActividadesEntregas, type DepsEntregas } from './entregas';
 import { crearActividadesPagos, type DepsPagos } from './pagos';
 import { crearActividadesPdf, type GeneradorPdf } from './pdf';
+import { crearActividadesReanudacion, type DepsReanudacion } from './reanudacion';
 import { crearActividadesSonda, type DepsSonda } from './sonda-salud';
 import { crearActividadesTimbrado, type DepsTimbrado } from './timbrado';
 
@@ -13,6 +14,7 @@ export type DepsActividades = DepsSonda &
   DepsPagos &
   DepsCancelacion &
   DepsEntregas &
+  DepsReanudacion &
   DepsAvisosCertificados & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
@@ -24,6 +26,7 @@ export function crearActividades(deps: DepsActividades) {
     ...crearActividadesPdf(deps),
     ...crearActividadesCancelacion(deps),
     ...crearActividadesEntregas(deps),
+    ...crearActividadesReanudacion(deps),
     ...crearActividadesCertificados(deps),
   };
 }

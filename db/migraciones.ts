@@ -10,6 +10,7 @@ import * as m008 from './migrations/008_idempotencia_cifrada';
 import * as m009 from './migrations/009_timbres_sandbox';
 import * as m010 from './migrations/010_pagos';
 import * as m011 from './migrations/011_webhooks';
+import * as m012 from './migrations/012_procesos_pendientes';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -29,6 +30,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '009_timbres_sandbox': m009,
   '010_pagos': m010,
   '011_webhooks': m011,
+  '012_procesos_pendientes': m012,
 };
 
 const fuente: Knex.MigrationSource<string> = {

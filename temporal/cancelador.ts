@@ -1,34 +1,50 @@
 import type { Client } from '@temporalio/client';
+import type { Alcance } from '../dominio/alcance';
 import type { Cancelador } from '../servicios/facturas';
-import { esperarCancelacion, type cancelarFactura } from '../workflows/cancelacion';
+import { esperarCancelacion, type EntradaCancelacion } from '../workflows/cancelacion';
 import { atributosFactura } from '../workflows/atributos';
-import { iniciarOUnirse } from './espera';
+import { iniciarOUnirse, type InicioProceso } from './espera';
 
 export const idCancelacion = (facturaId: string) => `cancelacion:${facturaId}`;
 
-/** Cancellation through Temporal: one workflow per invoice, joined by repeated requests, bounded wait. */
-export function crearCanceladorTemporal(d: {
-  cliente: Client;
-  taskQueue: string;
-  esperaMs: number;
+/** The SAT status polling of a cancellation: workflows never read settings, so it travels in the input. */
+export interface SondeoCancelacion {
   intervaloSondeoMs: number;
   plazoMs: number;
-}): Cancelador {
+}
+
+/** The cancellation workflow of an invoice, as the API and the start reconciler both start it. */
+export function inicioCancelacion(
+  taskQueue: string,
+  a: { cuentaId: string; modo: Alcance['modo'] },
+  factura: { id: string; organizacionId: string },
+  s: SondeoCancelacion,
+): InicioProceso {
+  const entrada: EntradaCancelacion = {
+    facturaId: factura.id,
+    cuentaId: a.cuentaId,
+    modo: a.modo,
+    intervaloMs: s.intervaloSondeoMs,
+    plazoMs: s.plazoMs,
+  };
+  return {
+    tipo: 'cancelarFactura',
+    workflowId: idCancelacion(factura.id),
+    taskQueue,
+    entrada,
+    resumen: `Cancelación de la factura ${factura.id}`,
+    atributos: atributosFactura(a, factura, 'cancelando'),
+  };
+}
+
+/** Cancellation through Temporal: one workflow per invoice, joined by repeated requests, bounded wait. */
+export function crearCanceladorTemporal(
+  d: { cliente: Client; taskQueue: string; esperaMs: number } & SondeoCancelacion,
+): Cancelador {
   return {
     async cancelar(a, factura) {
-      await iniciarOUnirse<typeof cancelarFactura>(d.cliente, {
-        tipo: 'cancelarFactura',
-        workflowId: idCancelacion(factura.id),
-        taskQueue: d.taskQueue,
-        entrada: {
-          facturaId: factura.id,
-          cuentaId: a.cuentaId,
-          modo: a.modo,
-          intervaloMs: d.intervaloSondeoMs,
-          plazoMs: d.plazoMs,
-        },
-        resumen: `Cancelación de la factura ${factura.id}`,
-        atributos: atributosFactura(a, factura, 'cancelando'),
+      await iniciarOUnirse(d.cliente, {
+        ...inicioCancelacion(d.taskQueue, a, factura, d),
         espera: esperarCancelacion,
         esperaMs: d.esperaMs,
       });

@@ -18,35 +18,46 @@ export async function esperarAcotado(actualizacion: Promise<unknown>, ms: number
   }
 }
 
+/** How one workflow of the project starts: a business-key id, its one input object, what ops see. */
+export interface InicioProceso {
+  tipo: string;
+  workflowId: string;
+  taskQueue: string;
+  entrada: unknown;
+  resumen: string;
+  atributos: SearchAttributePair[];
+}
+
+const opcionesInicio = (o: InicioProceso) => ({
+  workflowId: o.workflowId,
+  taskQueue: o.taskQueue,
+  args: [o.entrada],
+  // A running execution with this id is the same operation: join it, never start a second one.
+  workflowIdConflictPolicy: 'USE_EXISTING' as const,
+  staticSummary: o.resumen,
+  typedSearchAttributes: o.atributos,
+});
+
 /**
  * Update-With-Start on a workflow whose id is a business key: a repeated or concurrent request joins the one
- * execution (`USE_EXISTING`) instead of starting another, and the caller waits for its update at most `esperaMs`.
+ * execution instead of starting another, and the caller waits for its update at most `esperaMs`.
  */
-// Every workflow of the project takes one input object: `W` types it for the caller.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export async function iniciarOUnirse<W extends (entrada: any) => Promise<unknown>>(
+export async function iniciarOUnirse(
   cliente: Client,
-  o: {
-    tipo: string;
-    workflowId: string;
-    taskQueue: string;
-    entrada: Parameters<W>[0];
-    resumen: string;
-    atributos: SearchAttributePair[];
-    espera: UpdateDefinition<unknown, []>;
-    esperaMs: number;
-  },
+  o: InicioProceso & { espera: UpdateDefinition<unknown, []>; esperaMs: number },
 ): Promise<void> {
-  const inicio = new WithStartWorkflowOperation(o.tipo, {
-    workflowId: o.workflowId,
-    taskQueue: o.taskQueue,
-    args: [o.entrada],
-    workflowIdConflictPolicy: 'USE_EXISTING',
-    staticSummary: o.resumen,
-    typedSearchAttributes: o.atributos,
-  });
+  const inicio = new WithStartWorkflowOperation(o.tipo, opcionesInicio(o));
   await esperarAcotado(
     cliente.workflow.executeUpdateWithStart(o.espera, { startWorkflowOperation: inicio }),
     o.esperaMs,
   );
+}
+
+/**
+ * The start reconciler's call: starts the workflow of an operation MySQL says is waiting, or joins the one
+ * already running. A closed run does not block it: every workflow step is idempotent, so a new run ends the
+ * operation where the last one left it.
+ */
+export async function asegurarIniciado(cliente: Client, o: InicioProceso): Promise<void> {
+  await cliente.workflow.start(o.tipo, opcionesInicio(o));
 }

@@ -5,23 +5,26 @@ import {
   type ScheduleOptions,
 } from '@temporalio/client';
 
+type NombreProgramacion = 'reconciliar' | 'reanudar' | 'certificados';
+
 export interface OpcionesProgramaciones {
   taskQueue: string;
   /** Prefix of the schedule ids (tests use their own); `cfdi` by default. */
   prefijo?: string;
   /** Only these schedules (tests); all of them by default. */
-  solo?: ('reconciliar' | 'certificados')[];
+  solo?: NombreProgramacion[];
 }
 
 /** The schedule ids, so ops can find them: `temporal schedule describe --schedule-id cfdi-reconciliar-eventos`. */
 export const idsProgramaciones = (prefijo = 'cfdi') => ({
   reconciliar: `${prefijo}-reconciliar-eventos`,
+  reanudar: `${prefijo}-reanudar-procesos`,
   certificados: `${prefijo}-vencimiento-certificados`,
 });
 
 /**
  * Creates the project's Temporal Schedules, or brings an existing one to this definition (a deployment may
- * change the task queue): the event reconciler every minute, and the certificate expiry check daily at 13:00
+ * change the task queue): the event reconciler and the start reconciler every minute, and the certificate expiry check daily at 13:00
  * UTC (07:00 in central Mexico), also run once at creation.
  */
 export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgramaciones): Promise<void> {
@@ -34,7 +37,7 @@ export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgram
     taskQueue: o.taskQueue,
     args: [],
   });
-  const definiciones: (ScheduleOptions & { alCrear?: boolean; nombre: 'reconciliar' | 'certificados' })[] = [
+  const definiciones: (ScheduleOptions & { alCrear?: boolean; nombre: NombreProgramacion })[] = [
     {
       nombre: 'reconciliar',
       scheduleId: ids.reconciliar,
@@ -42,6 +45,17 @@ export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgram
       action: iniciar('reconciliarEventos', ids.reconciliar),
       policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
       memo: { descripcion: 'Despacha a webhooks los eventos que el camino inmediato no despachó.' },
+    },
+    {
+      nombre: 'reanudar',
+      scheduleId: ids.reanudar,
+      spec: { intervals: [{ every: '1 minute' }] },
+      action: iniciar('reanudarProcesos', ids.reanudar),
+      policies: { overlap: ScheduleOverlapPolicy.SKIP, catchupWindow: '1 minute' },
+      memo: {
+        descripcion:
+          'Inicia el workflow de cada timbrado, cancelación o pago pendiente en MySQL cuyo inicio no llegó a Temporal.',
+      },
     },
     {
       nombre: 'certificados',

@@ -1,10 +1,29 @@
 import type { Client } from '@temporalio/client';
+import type { EntradaPago } from '../activities/pagos';
+import type { Alcance } from '../dominio/alcance';
 import type { RegistradorPagos } from '../servicios/pagos';
 import { atributosPago } from '../workflows/atributos';
-import { esperarPago, type registrarPago } from '../workflows/pago';
-import { iniciarOUnirse } from './espera';
+import { esperarPago } from '../workflows/pago';
+import { iniciarOUnirse, type InicioProceso } from './espera';
 
 export const idPago = (pagoId: string) => `pago:${pagoId}`;
+
+/** The workflow of a payment, as the API and the start reconciler both start it. */
+export function inicioPago(
+  taskQueue: string,
+  a: { cuentaId: string; modo: Alcance['modo'] },
+  pago: { id: string; organizacionId: string; facturas: string[] },
+): InicioProceso {
+  const entrada: EntradaPago = { pagoId: pago.id, cuentaId: a.cuentaId, modo: a.modo };
+  return {
+    tipo: 'registrarPago',
+    workflowId: idPago(pago.id),
+    taskQueue,
+    entrada,
+    resumen: `Pago ${pago.id} de ${pago.facturas.length} factura(s)`,
+    atributos: atributosPago(a, pago),
+  };
+}
 
 /** Payments through Temporal: one workflow per payment, joined by repeated requests, bounded wait. */
 export function crearRegistradorPagosTemporal(d: {
@@ -14,13 +33,8 @@ export function crearRegistradorPagosTemporal(d: {
 }): RegistradorPagos {
   return {
     async registrar(a, pago) {
-      await iniciarOUnirse<typeof registrarPago>(d.cliente, {
-        tipo: 'registrarPago',
-        workflowId: idPago(pago.id),
-        taskQueue: d.taskQueue,
-        entrada: { pagoId: pago.id, cuentaId: a.cuentaId, modo: a.modo },
-        resumen: `Pago ${pago.id} de ${pago.facturas.length} factura(s)`,
-        atributos: atributosPago(a, pago),
+      await iniciarOUnirse(d.cliente, {
+        ...inicioPago(d.taskQueue, a, pago),
         espera: esperarPago,
         esperaMs: d.esperaMs,
       });

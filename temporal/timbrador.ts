@@ -2,11 +2,29 @@ import type { Client } from '@temporalio/client';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
-import { esperarTimbrado, type timbrarFactura } from '../workflows/timbrado';
+import type { EntradaTimbrado } from '../activities/timbrado';
+import { esperarTimbrado } from '../workflows/timbrado';
 import { atributosFactura } from '../workflows/atributos';
-import { iniciarOUnirse } from './espera';
+import { iniciarOUnirse, type InicioProceso } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
+
+/** The stamping workflow of an invoice, as the API and the start reconciler both start it. */
+export function inicioTimbrado(
+  taskQueue: string,
+  a: { cuentaId: string; modo: Alcance['modo'] },
+  factura: { id: string; organizacionId: string },
+): InicioProceso {
+  const entrada: EntradaTimbrado = { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo };
+  return {
+    tipo: 'timbrarFactura',
+    workflowId: idTimbrado(factura.id),
+    taskQueue,
+    entrada,
+    resumen: `Timbrado de la factura ${factura.id}`,
+    atributos: atributosFactura(a, factura, 'timbrando'),
+  };
+}
 
 /**
  * Stamping through Temporal: Update-With-Start on the invoice's own workflow id, so concurrent or repeated
@@ -29,13 +47,8 @@ export function crearTimbradorTemporal(d: {
       }
     },
     async timbrar(a, factura) {
-      await iniciarOUnirse<typeof timbrarFactura>(d.cliente, {
-        tipo: 'timbrarFactura',
-        workflowId: idTimbrado(factura.id),
-        taskQueue: d.taskQueue,
-        entrada: { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo },
-        resumen: `Timbrado de la factura ${factura.id}`,
-        atributos: atributosFactura(a, factura, 'timbrando'),
+      await iniciarOUnirse(d.cliente, {
+        ...inicioTimbrado(d.taskQueue, a, factura),
         espera: esperarTimbrado,
         esperaMs: d.esperaMs,
       });

@@ -14,7 +14,9 @@ import { RenderizadorPdf } from '../pdf/renderizador';
 import { htmlRepresentacion, type CatalogoDescripcion, type Descripciones } from '../pdf/representacion';
 import type { Logger } from '../log/logger';
 import type { Boveda } from '../seguridad/boveda';
+import type { SondeoCancelacion } from '../temporal/cancelador';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
+import { crearReanudador } from '../temporal/reanudador';
 import { enviarWebhook } from '../webhooks/enviar';
 
 /** The worker's composition root: the same wiring for the worker process and the integration tests. */
@@ -25,8 +27,12 @@ export function crearDepsActividades(o: {
   boveda: Boveda;
   pacPara: (modo: Modo) => PuertoPac;
   identidadWorker: string;
-  /** Starts the delivery workflows of the events the activities write. */
+  /** Starts the delivery workflows of the events the activities write, and the workflows of waiting operations. */
   temporal: TemporalEntregas;
+  /** The cancellation workflow's polling, for the cancellations the start reconciler starts. */
+  cancelacion: SondeoCancelacion;
+  /** The start reconciler's grace (default 1 minute). */
+  graciaReanudacionMs?: number;
   logger: Logger;
   webhooksLocalesEnTest: boolean;
 }): DepsActividades {
@@ -47,17 +53,28 @@ export function crearDepsActividades(o: {
     tipo_relacion: (k) => c.tipoRelacion(k),
   };
   const descripciones: Descripciones = (catalogo, clave) => lecturas[catalogo]?.(clave)?.descripcion;
-  const { db, temporal, logger, ...resto } = o;
+  const { db, temporal, logger, cancelacion, graciaReanudacionMs, ...resto } = o;
   const salida = crearSalidaDeEventos(db, { ...temporal, logger });
+  const facturas = crearRepositorioFacturas(db);
+  const pagos = crearRepositorioPagos(db);
   return {
     ...resto,
-    facturas: crearRepositorioFacturas(db),
+    facturas,
+    reanudador: crearReanudador({
+      cliente: temporal.cliente,
+      taskQueue: temporal.taskQueue,
+      facturas,
+      pagos,
+      cancelacion,
+      logger,
+      graciaMs: graciaReanudacionMs,
+    }),
     sondas: crearRepositorioSondas(db),
     ...salida,
     webhooks: crearRepositorioWebhooks(db),
     enviarWebhook,
     certificados: crearRepositorioCertificados(db),
-    pagos: crearRepositorioPagos(db),
+    pagos,
     organizaciones: crearRepositorioOrganizaciones(db),
     pdf: {
       generar: (xml, colorAcento) =>

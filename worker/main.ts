@@ -42,6 +42,7 @@ async function main() {
       pacPara: (modo) => crearPacPara(modo, { pac: config.pac }),
       identidadWorker: identidadWorker(),
       temporal: { cliente, taskQueue: config.temporal.taskQueue },
+      cancelacion: { intervaloSondeoMs: config.cancelacionSondeoMs, plazoMs: config.cancelacionPlazoMs },
       logger,
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
     }),

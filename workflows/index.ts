@@ -1,6 +1,6 @@
 export { cancelarFactura } from './cancelacion';
 export { entregarEvento } from './entrega';
 export { registrarPago } from './pago';
-export { reconciliarEventos, revisarCertificados } from './programados';
+export { reanudarProcesos, reconciliarEventos, revisarCertificados } from './programados';
 export { sondaSalud } from './sonda-salud';
 export { timbrarFactura } from './timbrado';

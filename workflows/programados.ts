@@ -14,6 +14,14 @@ export async function reconciliarEventos(): Promise<number> {
   return actividades.despacharPendientes();
 }
 
+/**
+ * Run by a Temporal Schedule every minute: starts (or joins) the workflow of every stamping, cancellation and
+ * payment MySQL holds as waiting, for those whose start never reached Temporal. Returns how many it looked at.
+ */
+export async function reanudarProcesos(): Promise<number> {
+  return actividades.reanudarPendientes();
+}
+
 /** Run by a Temporal Schedule daily: `certificado.por_vencer` and `certificado.vencido`, once per certificate. */
 export async function revisarCertificados(): Promise<number> {
   return actividades.avisarVencimientos();

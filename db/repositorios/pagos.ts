@@ -5,6 +5,7 @@ import type { Pagina, Tramo } from '../../dominio/paginacion';
 import type { EstadoPago, ParcialidadPago, RechazoPago, SolicitudPago } from '../../dominio/pago';
 import { paginar } from '../paginacion';
 import { conexion, type Transaccion } from '../transacciones';
+import type { ProcesoPendiente } from './facturas';
 import { columnasAlcance, conAlcance, leerJson } from './con-alcance';
 
 /** A payment with its ledger rows and the state of its payment CFDI. */
@@ -208,6 +209,23 @@ export function crearRepositorioPagos(db: Knex) {
         .select('pago_id')
         .where({ factura_id: facturaId, vigente: true });
       return filas.map((f: { pago_id: string }) => f.pago_id);
+    },
+
+    /** System work, across accounts (the start reconciler): payments still registering since before `antesDe`. */
+    async registrosPendientes(
+      antesDe: Date,
+      limite: number,
+    ): Promise<(ProcesoPendiente & { facturas: string[] })[]> {
+      const filas: (ProcesoPendiente & { solicitud: unknown })[] = await db('pagos')
+        .select('id', 'cuenta_id', 'modo', 'organizacion_id', 'solicitud')
+        .where('estado', 'registrando')
+        .where('actualizado_en', '<', antesDe)
+        .orderBy('actualizado_en')
+        .limit(limite);
+      return filas.map(({ solicitud, ...p }) => ({
+        ...p,
+        facturas: leerJson<SolicitudPago>(solicitud).facturas_pagadas.map((x) => x.factura),
+      }));
     },
   };
 }

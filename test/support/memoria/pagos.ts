@@ -137,5 +137,19 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
         .filter((r) => enAlcance(a)(r) && r.vigente && r.factura === facturaId)
         .map((r) => r.pago_id);
     },
+    async registrosPendientes(antesDe, limite) {
+      return pagos
+        .todas()
+        .filter((p) => p.estado === 'registrando' && p.actualizado_en < antesDe)
+        .sort((x, y) => x.actualizado_en.getTime() - y.actualizado_en.getTime())
+        .slice(0, limite)
+        .map((p) => ({
+          id: p.id,
+          cuenta_id: p.cuenta_id,
+          modo: p.modo,
+          organizacion_id: p.organizacion_id,
+          facturas: p.solicitud.facturas_pagadas.map((x) => x.factura),
+        }));
+    },
   };
 }

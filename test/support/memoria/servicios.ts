@@ -17,12 +17,15 @@ import { catalogosCsv } from '../catalogos-csv';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
 import { crearActividades } from '../../../activities';
+import { crearLogger } from '../../../log/logger';
+import { crearReanudador } from '../../../temporal/reanudador';
 import type { EntradaTimbrado } from '../../../activities/timbrado';
 import { crearEnviadorEnMemoria } from './enviador';
 import { alcance, crearMemoria, type Memoria } from './index';
 import { crearPacEnMemoria } from './pac';
 import { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
 import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
+import { crearClienteTemporalEnMemoria } from './temporal';
 
 /** A fixed clock inside the SAT test CSD's validity, and the catalogs valid on that day. */
 export const AHORA = CSD_VALIDO.vigente;
@@ -175,6 +178,7 @@ export async function crearEntornoActividades() {
   const pdf = crearGeneradorPdfEnMemoria();
   const enviador = crearEnviadorEnMemoria();
   const reloj = s.reloj;
+  const temporal = crearClienteTemporalEnMemoria();
   const act = crearActividades({
     facturas: s.m.facturas,
     eventos: s.m.eventos,
@@ -186,6 +190,14 @@ export async function crearEntornoActividades() {
     entregas: s.m.entregas,
     webhooks: s.m.webhooks,
     despachador: s.m.despachador,
+    reanudador: crearReanudador({
+      cliente: temporal.cliente,
+      taskQueue: 'cfdi',
+      facturas: s.m.facturas,
+      pagos: s.m.pagos,
+      cancelacion: { intervaloSondeoMs: 1000, plazoMs: 60_000 },
+      logger: crearLogger('prueba', 'silent'),
+    }),
     enviarWebhook: enviador.enviar,
     webhooksLocalesEnTest: true,
     boveda: s.boveda,
@@ -200,7 +212,7 @@ export async function crearEntornoActividades() {
   /** An invoice of the seeded client and product (stamped at once unless the fake Timbrador says otherwise). */
   const facturar = async (extra: Partial<FacturaNueva> = {}) =>
     (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
-  return { s, m: s.m, a, ids, pac, pdf, enviador, reloj, act, entrada, facturar };
+  return { s, m: s.m, a, ids, pac, pdf, enviador, reloj, act, entrada, facturar, temporal };
 }
 
 /** Registers a `beforeEach` that gives every test fresh services and one organization (ORGANIZACION). */
