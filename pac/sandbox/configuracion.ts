@@ -2,7 +2,8 @@ import { join } from 'node:path';
 import { cargarConfigSinSecretos } from '../../config/config';
 import { rutaDatos } from '../../config/rutas';
 
-export const MODOS_FALLA = ['normal', 'error_500', 'caido'] as const;
+// `reinicio` and `sin_respuesta` are runtime-only (POST /sandbox/fallas); PAC_SANDBOX_FALLA takes the first three.
+export const MODOS_FALLA = ['normal', 'error_500', 'caido', 'reinicio', 'sin_respuesta'] as const;
 export type ModoFalla = (typeof MODOS_FALLA)[number];
 
 export interface ConfigSandbox {

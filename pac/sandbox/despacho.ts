@@ -4,6 +4,7 @@ import { NS_CAMPOS, NS_DE, type Servicio } from '../finkok/protocolo';
 import { faltaSoap, respuestaSoap } from '../soap/sobre';
 import type { ConfigSandbox } from './configuracion';
 import { dormir, efectoDelModo, type EstadoFallas } from './fallas';
+import type { Llamadas } from './llamadas';
 import type { ManejadorSoap, Respuesta } from './respuesta';
 import type { Retenidas } from './retenidas';
 import { leerEntrada, type Operacion } from './solicitud';
@@ -15,6 +16,8 @@ export interface DepsDespacho {
   manejadores: Readonly<Record<Operacion, ManejadorSoap>>;
   fallas: EstadoFallas;
   retenidas: Retenidas;
+  /** Counts every call, faulted ones included (GET /sandbox/llamadas). */
+  llamadas?: Llamadas;
   ahora: () => Date;
   /** The PAC's local time, as Finkok writes it in incidencias. */
   fechaLocal: () => string;
@@ -41,12 +44,15 @@ export function cadenaSoap(servicio: Servicio, d: DepsDespacho): RequestHandler[
       case 'cortar':
         req.socket.destroy();
         return;
+      case 'reiniciar':
+        req.socket.resetAndDestroy();
+        return;
       case 'retener':
         d.retenidas.retener(req, res);
     }
   };
   const filtroFallas: RequestHandler = (req, res, next) => {
-    const efecto = efectoDelModo(d.fallas.actual(d.ahora()));
+    const efecto = efectoDelModo(d.fallas.tomar(d.ahora()));
     if (efecto) return enviar(req, res, efecto);
     next();
   };
@@ -68,5 +74,6 @@ export function cadenaSoap(servicio: Servicio, d: DepsDespacho): RequestHandler[
       }
     }
   };
-  return [filtroFallas, express.text({ type: () => true, limit: '50mb' }), atender];
+  const contar: RequestHandler = d.llamadas?.contar ?? ((_req, _res, next) => next());
+  return [contar, filtroFallas, express.text({ type: () => true, limit: '50mb' }), atender];
 }

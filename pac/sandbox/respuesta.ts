@@ -16,6 +16,8 @@ export type Respuesta =
   | { tipo: 'falta'; codigo: CodigoFalla; mensaje: string }
   /** The connection is dropped without an answer. */
   | { tipo: 'cortar' }
+  /** The connection is reset (TCP RST) without an answer. */
+  | { tipo: 'reiniciar' }
   /** No answer until the sandbox's maximum wait runs out. */
   | { tipo: 'retener' };
 

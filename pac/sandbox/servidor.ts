@@ -16,6 +16,7 @@ import { crearCancelSignature } from './manejadores/cancelar';
 import { crearQueryPending, crearStamped } from './manejadores/consultar';
 import { crearGetSatStatus } from './manejadores/estatus-sat';
 import { crearRespuestaReceptor, type RespuestaReceptor } from './manejadores/receptor';
+import { Llamadas, rutasLlamadas } from './llamadas';
 import { crearTimbrar } from './manejadores/timbrar';
 import { perezoso } from './recurso';
 import type { Reloj } from './reglas-cancelacion';
@@ -79,13 +80,27 @@ export function crearSandboxPac(deps: DepsSandboxPac): ServidorPac {
   };
   const fallas = new EstadoFallas(config.falla);
   const retenidas = new Retenidas(config.esperaMaximaMs);
-  const despacho = { config, manejadores, fallas, retenidas, ahora, fechaLocal, logger };
+  const llamadas = new Llamadas();
+  const despacho = { config, manejadores, fallas, retenidas, llamadas, ahora, fechaLocal, logger };
 
   const app = express();
   app.disable('x-powered-by');
 
-  app.get('/salud', (_req, res) => {
-    res.json({ estado: 'ok', version: VERSION_SANDBOX, fallas: fallas.actual(ahora()) });
+  // Healthy means a stamp can be made now: it still answers under an injected outage (it is the control
+  // channel), but 503, so whoever probes it (the API's /salud) sees the PAC down as an integrator would.
+  app.get('/salud', async (_req, res) => {
+    const modo = fallas.actual(ahora());
+    const preparado = await preparar().then(
+      () => true,
+      () => false,
+    );
+    const ok = modo === 'normal' && preparado;
+    res.status(ok ? 200 : 503).json({
+      estado: ok ? 'ok' : 'degradado',
+      version: VERSION_SANDBOX,
+      fallas: modo,
+      ...(preparado ? {} : { preparacion: 'fallida' }),
+    });
   });
   for (const servicio of Object.keys(RUTAS) as Servicio[]) {
     app.post([RUTAS[servicio], `${RUTAS[servicio]}.wsdl`], ...cadenaSoap(servicio, despacho));
@@ -99,6 +114,7 @@ export function crearSandboxPac(deps: DepsSandboxPac): ServidorPac {
   });
 
   app.use(rutasFallas(fallas, ahora, logger));
+  app.use(rutasLlamadas(llamadas));
   const receptor = crearRespuestaReceptor(cancelacion);
   const responderComoReceptor =
     (respuesta: RespuestaReceptor): RequestHandler =>

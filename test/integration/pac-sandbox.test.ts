@@ -263,8 +263,10 @@ describe('PAC sandbox a través del adaptador Finkok', () => {
         hasta: null,
       });
       await expect(pac.timbrar(xml)).rejects.toThrow(/falla de transporte/);
-      // /salud keeps answering during the simulated outage.
-      expect(await (await fetch(`${url}/salud`)).json()).toMatchObject({ estado: 'ok', fallas: 'caido' });
+      // /salud keeps answering during the simulated outage, as 503: the PAC cannot stamp.
+      const salud = await fetch(`${url}/salud`);
+      expect(salud.status).toBe(503);
+      expect(await salud.json()).toMatchObject({ estado: 'degradado', fallas: 'caido' });
 
       await post('/sandbox/fallas', { modo: 'error_500', duracion_ms: 500 });
       await expect(pac.timbrar(xml)).rejects.toBeInstanceOf(ErrorPacTransitorio);
