@@ -2,11 +2,12 @@
 SHELL := /bin/bash
 .DEFAULT_GOAL := help
 
-.PHONY: help up test lint
+.PHONY: help up test lint campania
 
 help:
 	@echo "make up    arranca todo el servicio (Temporal, MySQL, PAC sandbox, worker, API)"
 	@echo "make test  corre toda la suite de pruebas (lint, tipos, unitarias e integración)"
+	@echo "make campania  campaña larga de confiabilidad: fuzz, fallas, reinicios, aislamiento, secretos y soak (RELIABILITY.md)"
 
 up:
 	@bash scripts/provision.sh up
@@ -20,3 +21,7 @@ test:
 
 lint:
 	@npm run -s lint
+
+# The long campaign (about 30 min); never part of `make test`.
+campania:
+	@bash scripts/campania.sh

@@ -28,8 +28,9 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
     responder(res, await facturas.cancelar(alcanceDe(req), req.params.id, req.body), 200);
   });
   r.get('/v1/facturas/:id/xml', async (req, res) => {
-    // Byte for byte as stamped: sent as a Buffer so nothing re-encodes it.
-    res.type('application/xml').send(Buffer.from(await facturas.xml(alcanceDe(req), req.params.id), 'utf8'));
+    // Read before the type is set: an error must go out as JSON. Sent as a Buffer so nothing re-encodes it.
+    const xml = await facturas.xml(alcanceDe(req), req.params.id);
+    res.type('application/xml').send(Buffer.from(xml, 'utf8'));
   });
   r.get('/v1/facturas/:id/pdf', async (req, res) => {
     const pdf = await facturas.pdf(alcanceDe(req), req.params.id);

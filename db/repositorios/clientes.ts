@@ -59,6 +59,10 @@ export function crearRepositorioClientes(db: Knex) {
     async obtener(a: Alcance, id: string): Promise<FilaCliente | undefined> {
       return vigentes(a).where({ id }).first();
     },
+    /** Ever created in this scope, deleted ones included: their invoices stay listed under their id. */
+    async existio(a: Alcance, id: string): Promise<boolean> {
+      return Boolean(await conAlcance(db, 'clientes', a).select('id').where({ id }).first());
+    },
     /** Invoices name a client by RFC within an organization. */
     async porRfc(a: Alcance, organizacionId: string, rfc: string): Promise<FilaCliente[]> {
       return vigentes(a).where({ organizacion_id: organizacionId, rfc });

@@ -205,9 +205,9 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           'uuid_sustitucion',
         );
       }
-      // The cancellation goes through the same PAC as stamping.
-      deps.timbrador.exigirDisponible(a);
+      // An id outside the scope is a 404 before anything else; the cancellation then needs the stamping PAC.
       const f = await fila(a, id);
+      deps.timbrador.exigirDisponible(a);
       if (f.estado !== 'timbrada') {
         throw new ErrorNegocio(
           'conflicto',
@@ -278,6 +278,14 @@ export function crearServicioFacturas(deps: DepsFacturas) {
     ) {
       // The client filter takes a client id, or an RFC (any client with it, in any organization of the scope).
       const porId = filtros.cliente?.startsWith('cli_');
+      if (porId && !(await deps.clientes.existio(a, filtros.cliente!))) {
+        throw new ErrorNegocio(
+          'no_encontrado',
+          'cliente_no_encontrado',
+          `El cliente ${filtros.cliente} no existe.`,
+          'cliente',
+        );
+      }
       const f: FiltrosFacturas = {
         organizacionId: await deps.organizaciones.idDeFiltro(a, filtros.organizacion),
         clienteId: porId ? filtros.cliente : undefined,

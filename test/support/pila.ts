@@ -37,6 +37,8 @@ export interface Pila {
   url: string;
   pacUrl: string;
   db: Knex;
+  /** The sandbox PAC's database (its stamps): `db` unless the stack was given its own `databaseUrl`. */
+  dbPac: Knex;
   cliente: Client;
   taskQueue: string;
   servicios: ReturnType<typeof crearServicios>;
@@ -56,6 +58,9 @@ export interface OpcionesPila {
   saludTimeoutMs?: number;
   logger?: Logger;
   limite?: { porSegundo: number; rafaga: number };
+  /** Failed authentications per address before 429 (default: the configuration's). */
+  fallosAutenticacion?: { maximo: number; ventanaMs: number };
+  tokenOperador?: string;
   /** The API's bounded wait for stamping (default 15 s: the test machine may be loaded). */
   timbradoEsperaMs?: number;
   /** SAT status polling of cancellations awaiting the receiver (default 500 ms in tests). */
@@ -65,6 +70,15 @@ export interface OpcionesPila {
   programaEntregasS?: number[];
   /** Age after which the reconciler takes an undispatched event (default 10 s). */
   graciaDespachoMs?: number;
+  /** Age after which the start reconciler takes a waiting operation (default 1 minute). */
+  graciaReanudacionMs?: number;
+  /**
+   * The API's and worker's database (default DATABASE_URL), e.g. a private server a test restarts. The
+   * sandbox PAC keeps DATABASE_URL's: it stands for an outside service that our database's faults do not touch.
+   */
+  databaseUrl?: string;
+  /** The Temporal server (default TEMPORAL_ADDRESS), e.g. a private one a test restarts. */
+  temporalAddress?: string;
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -79,16 +93,26 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalado = true;
   }
-  const config = cargarConfig(process.env);
+  const base = cargarConfig(process.env);
+  const config: Config = {
+    ...base,
+    databaseUrl: op.databaseUrl ?? base.databaseUrl,
+    temporal: { ...base.temporal, address: op.temporalAddress ?? base.temporal.address },
+  };
   const logger = op.logger ?? crearLogger('prueba', config.logLevel);
   const taskQueue = `prueba-${randomUUID()}`;
+  const sondeo = {
+    intervaloSondeoMs: op.cancelacionSondeoMs ?? 500,
+    plazoMs: op.cancelacionPlazoMs ?? 600_000,
+  };
   const db = crearKnex(config.databaseUrl);
+  const dbPac = op.databaseUrl ? crearKnex(base.databaseUrl) : db;
   const navegador = new Navegador(config.chromiumPath);
 
   const pac =
     op.pac === false
       ? undefined
-      : await escuchar(crearSandboxPac({ config: leerConfigSandbox(), db, logger }));
+      : await escuchar(crearSandboxPac({ config: leerConfigSandbox(), db: dbPac, logger }));
   const pacUrl = pac ? urlDe(pac) : 'http://127.0.0.1:9';
 
   catalogos ??= CatalogosEnMemoria.cargar(db);
@@ -118,6 +142,8 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
           programaS: op.programaEntregasS,
           graciaMs: op.graciaDespachoMs,
         },
+        cancelacion: sondeo,
+        graciaReanudacionMs: op.graciaReanudacionMs,
         logger,
         webhooksLocalesEnTest: true,
       }),
@@ -143,8 +169,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       cliente,
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
-      intervaloSondeoMs: op.cancelacionSondeoMs ?? 500,
-      plazoMs: op.cancelacionPlazoMs ?? 600_000,
+      ...sondeo,
     }),
     registradorPagos: crearRegistradorPagosTemporal({
       cliente,
@@ -163,6 +188,8 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         logger,
         servicios,
         limite: op.limite ?? config.limiteSolicitudes,
+        fallosAutenticacion: op.fallosAutenticacion ?? config.fallosAutenticacion,
+        tokenOperador: op.tokenOperador ?? config.tokenOperador,
         salud: {
           sondas: crearRepositorioSondas(db),
           temporal: cliente,
@@ -184,6 +211,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     url: urlDe(api),
     pacUrl,
     db,
+    dbPac,
     cliente,
     taskQueue,
     servicios,
@@ -194,7 +222,12 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     async detener() {
       await detenerWorker();
       await Promise.allSettled([cerrar(api), cerrar(pac), navegador.cerrar()]);
-      await Promise.allSettled([connection.close(), conexionWorker?.close(), db.destroy()]);
+      await Promise.allSettled([
+        connection.close(),
+        conexionWorker?.close(),
+        db.destroy(),
+        dbPac === db ? undefined : dbPac.destroy(),
+      ]);
     },
   };
 }

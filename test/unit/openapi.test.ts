@@ -128,6 +128,7 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
+  ['get', '/salud/detalle'],
   ['get', '/salud/vivo'],
 ];
 /** Collection GETs (section 4.9 pagination); the catalogs are not paginated. */
@@ -144,7 +145,10 @@ const LISTAS = [
   '/v1/eventos/{id}/entregas',
   '/v1/llaves_api',
 ];
-const esPublica = (ruta: string) => ruta.startsWith('/v1/catalogos/') || ruta.startsWith('/salud');
+// Operator routes: loopback or the operator's bearer token, with a 401 of their own.
+const esDeOperador = (ruta: string) => ruta === '/salud/detalle';
+const esPublica = (ruta: string) =>
+  !esDeOperador(ruta) && (ruta.startsWith('/v1/catalogos/') || ruta.startsWith('/salud'));
 const METODOS: Metodo[] = ['get', 'post', 'patch', 'delete', 'put'];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -444,6 +448,12 @@ describe('openapi.yaml: cobertura de la interfaz', () => {
       if (esPublica(o.ruta)) {
         expect([donde, o.op.security]).toEqual([donde, []]);
         expect([donde, '401' in (o.op.responses ?? {})]).toEqual([donde, false]);
+      } else if (esDeOperador(o.ruta)) {
+        expect([donde, o.op.security]).toEqual([donde, [{ tokenOperador: [] }]]);
+        expect([donde, o.op.responses?.['401']?.$ref]).toEqual([
+          donde,
+          '#/components/responses/OperadorRequerido',
+        ]);
       } else {
         expect([donde, o.op.security]).toEqual([donde, undefined]);
         expect([donde, o.op.responses?.['401']?.$ref]).toEqual([
@@ -470,7 +480,7 @@ describe('openapi.yaml: cobertura de la interfaz', () => {
     };
     for (const o of documentadas) {
       for (const [codigo, r] of Object.entries(o.op.responses ?? {})) {
-        const nombre = componentes[codigo];
+        const nombre = codigo === '401' && esDeOperador(o.ruta) ? 'OperadorRequerido' : componentes[codigo];
         if (nombre)
           expect([nombreOp(o), codigo, r.$ref]).toEqual([
             nombreOp(o),

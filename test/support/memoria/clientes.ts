@@ -1,6 +1,6 @@
 import type { DatosCliente, FilaCliente, RepositorioClientes } from '../../../db/repositorios/clientes';
 import { sinDuplicar } from '../../../db/repositorios/con-alcance';
-import { filaNueva, vigentesDeOrganizacion, type Almacen } from './almacen';
+import { enAlcance, filaNueva, vigentesDeOrganizacion, type Almacen } from './almacen';
 
 type ClienteGuardado = FilaCliente & {
   cuenta_id: string;
@@ -30,6 +30,9 @@ export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
   return {
     listar,
     obtener,
+    async existio(a, id) {
+      return tabla.todas().some((r) => enAlcance(a)(r) && r.id === id);
+    },
     async porRfc(a, organizacionId, rfc) {
       return vigentes(a)
         .filter((r) => r.organizacion_id === organizacionId && r.rfc === rfc)
