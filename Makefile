@@ -22,6 +22,6 @@ test:
 lint:
 	@npm run -s lint
 
-# The long campaign (about 30 min); never part of `make test`.
+# The long campaign (about 40 min); never part of `make test`.
 campania:
 	@bash scripts/campania.sh

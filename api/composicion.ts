@@ -102,6 +102,7 @@ export function crearServicios(deps: {
       timbrador,
       registrador: deps.registradorPagos,
       csdVigente,
+      transacciones,
     }),
   };
 }

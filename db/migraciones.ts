@@ -11,6 +11,7 @@ import * as m009 from './migrations/009_timbres_sandbox';
 import * as m010 from './migrations/010_pagos';
 import * as m011 from './migrations/011_webhooks';
 import * as m012 from './migrations/012_procesos_pendientes';
+import * as m013 from './migrations/013_idempotencia_recurso';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -31,6 +32,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '010_pagos': m010,
   '011_webhooks': m011,
   '012_procesos_pendientes': m012,
+  '013_idempotencia_recurso': m013,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -4,6 +4,8 @@ import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { nuevoId } from '../db/ids';
 import type { RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
+import type { Transacciones } from '../db/transacciones';
+import type { CreacionIdempotente } from './creacion';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio, noEncontrado } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
@@ -45,6 +47,7 @@ export interface DepsPagos {
   registrador: RegistradorPagos;
   /** The payment CFDI is sealed with the organization's active CSD: an expired one refuses the payment. */
   csdVigente: VerificadorCsd;
+  transacciones: Transacciones;
   ahora?: () => Date;
 }
 
@@ -196,8 +199,22 @@ export function crearServicioPagos(deps: DepsPagos) {
     return { pago: dtoPago(f), pendiente: f.factura_pago_estado !== 'timbrada' };
   }
 
+  /** A payment committed by an earlier attempt whose answer was lost: its workflow started or joined, then answered. */
+  async function reanudarCreacion(a: Alcance, id: string): Promise<ResultadoPago> {
+    const f = await fila(a, id);
+    if (f.estado === 'registrando') {
+      await deps.registrador.registrar(a, {
+        id,
+        organizacionId: f.organizacion_id,
+        facturas: f.solicitud.facturas_pagadas.map((x) => x.factura),
+      });
+    }
+    return resultado(a, id);
+  }
+
   return {
-    async crear(a: Alcance, e: PagoNuevo): Promise<ResultadoPago> {
+    async crear(a: Alcance, e: PagoNuevo, c: CreacionIdempotente = {}): Promise<ResultadoPago> {
+      if (c.recurso) return reanudarCreacion(a, c.recurso);
       const org = await deps.organizaciones.resolver(a, e.organizacion, 'organizacion');
       deps.timbrador.exigirDisponible(a);
       await deps.csdVigente(a, org.id, 'organizacion');
@@ -205,7 +222,10 @@ export function crearServicioPagos(deps: DepsPagos) {
       if (!cp) throw new Error(`organización ${org.id} con código postal desconocido`);
       const s = solicitud(e, cp.huso_horario);
       const id = nuevoId('pago');
-      await repo.crear(a, { id, organizacion_id: org.id, solicitud: s });
+      await deps.transacciones.ejecutar(async (tx) => {
+        await repo.crear(a, { id, organizacion_id: org.id, solicitud: s }, tx);
+        await c.anotar?.(tx, id);
+      });
       await deps.registrador.registrar(a, {
         id,
         organizacionId: org.id,

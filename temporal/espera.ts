@@ -47,10 +47,17 @@ export async function iniciarOUnirse(
   o: InicioProceso & { espera: UpdateDefinition<unknown, []>; esperaMs: number },
 ): Promise<void> {
   const inicio = new WithStartWorkflowOperation(o.tipo, opcionesInicio(o));
+  const corte = new AbortController();
   await esperarAcotado(
-    cliente.workflow.executeUpdateWithStart(o.espera, { startWorkflowOperation: inicio }),
+    cliente.withAbortSignal(corte.signal, () =>
+      cliente.workflow.executeUpdateWithStart(o.espera, { startWorkflowOperation: inicio }),
+    ),
     o.esperaMs,
   );
+  // The answer is read back from MySQL: once the workflow surely exists (or surely failed to start), stop
+  // following its update, so a stamping waiting hours on the PAC keeps no long poll open per request.
+  const cortar = () => corte.abort();
+  inicio.workflowHandle().then(cortar, cortar);
 }
 
 /**

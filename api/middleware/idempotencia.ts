@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { RequestHandler } from 'express';
+import type { RequestHandler, Response } from 'express';
 import type { RepositorioIdempotencia } from '../../db/repositorios/idempotencia';
+import type { CreacionIdempotente } from '../../servicios/creacion';
 import { alcanceDe } from '../alcance';
 import { ApiError } from '../errores';
 
@@ -26,10 +27,16 @@ export function huellaDe(metodo: string, ruta: string, cuerpo: unknown): Buffer 
     .digest();
 }
 
+/** What a create route hands its service: empty without `Clave-Idempotencia`. */
+export const creacionDe = (res: Response): CreacionIdempotente =>
+  (res.locals.creacion as CreacionIdempotente | undefined) ?? {};
+
 /**
  * `Clave-Idempotencia` on POST: the first request runs and its answer is stored; the same key with the
- * same request replays it; with another request → 422; while the first still runs → 409. Keys are scoped
- * by account and mode and live 24 h. Runs after validation, so a rejected request stores nothing.
+ * same request replays it; with another request → 422; while the first still runs → 409, unless it already
+ * committed what it creates (invoices, payments): then the retry answers for that resource (`creacionDe`), so an
+ * answer lost after the commit never becomes a second invoice. Keys are scoped by account and mode and live
+ * 24 h. Runs after validation, so a rejected request stores nothing.
  */
 export function idempotencia(
   repo: RepositorioIdempotencia,
@@ -50,6 +57,7 @@ export function idempotencia(
     const huella = huellaDe(req.method, req.originalUrl, req.body);
 
     let propia = await repo.reclamar(alcance, clave, huella, ahora());
+    let recurso: string | undefined;
     if (!propia) {
       const fila = await repo.leer(alcance, clave);
       const t = ahora().getTime();
@@ -58,7 +66,7 @@ export function idempotencia(
         fila?.estado === 'en_curso' && t - new Date(fila.actualizado_en).getTime() > ABANDONO_MS;
       if (!fila) {
         propia = await repo.reclamar(alcance, clave, huella, ahora());
-      } else if (vencida || abandonada) {
+      } else if (vencida || (abandonada && !fila.recurso)) {
         propia = await repo.retomar(alcance, clave, fila, huella, ahora());
       } else if (!fila.huella.equals(huella)) {
         throw new ApiError(
@@ -71,8 +79,11 @@ export function idempotencia(
         res.setHeader('Idempotencia-Repetida', 'true');
         res.status(fila.status!).type('application/json').send(fila.cuerpo);
         return;
+      } else if (fila.recurso) {
+        // Created and committed, its answer lost or still on its way: this request answers for that resource.
+        recurso = fila.recurso;
       }
-      if (!propia) {
+      if (!propia && !recurso) {
         throw new ApiError(
           'conflicto',
           'solicitud_en_curso',
@@ -81,6 +92,10 @@ export function idempotencia(
         );
       }
     }
+    const creacion: CreacionIdempotente = propia
+      ? { anotar: (tx, id) => repo.anotarRecurso(tx, alcance, clave, id) }
+      : { recurso };
+    res.locals.creacion = creacion;
 
     // Store the answer before it leaves, so a retry right after it sees "completada", never "en curso".
     const json = res.json.bind(res);

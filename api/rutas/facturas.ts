@@ -2,6 +2,7 @@ import { Router, type Response } from 'express';
 import type { ServicioEventos } from '../../servicios/eventos';
 import type { ResultadoFactura, ServicioFacturas } from '../../servicios/facturas';
 import { alcanceDe } from '../alcance';
+import { creacionDe } from '../middleware/idempotencia';
 import { leerPagina, lista } from '../paginacion';
 
 /** A stamping or cancellation still going on after the bounded wait answers 202; a final one `completa`. */
@@ -11,7 +12,7 @@ const responder = (res: Response, r: ResultadoFactura, completa: 200 | 201) =>
 export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEventos): Router {
   const r = Router();
   r.post('/v1/facturas', async (req, res) => {
-    responder(res, await facturas.crear(alcanceDe(req), req.body), 201);
+    responder(res, await facturas.crear(alcanceDe(req), req.body, creacionDe(res)), 201);
   });
   r.get('/v1/facturas', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;

@@ -1,12 +1,13 @@
 import { Router } from 'express';
 import type { ServicioPagos } from '../../servicios/pagos';
 import { alcanceDe } from '../alcance';
+import { creacionDe } from '../middleware/idempotencia';
 import { leerPagina, lista } from '../paginacion';
 
 export function rutasPagos(pagos: ServicioPagos): Router {
   const r = Router();
   r.post('/v1/pagos', async (req, res) => {
-    const { pago, pendiente } = await pagos.crear(alcanceDe(req), req.body);
+    const { pago, pendiente } = await pagos.crear(alcanceDe(req), req.body, creacionDe(res));
     res.status(pendiente ? 202 : 201).json(pago);
   });
   r.get('/v1/pagos', async (req, res) => {

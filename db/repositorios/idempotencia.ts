@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Alcance } from '../../dominio/alcance';
+import { conexion, type Transaccion } from '../transacciones';
 import type { Boveda, ContextoBoveda } from '../../seguridad/boveda';
 
 export interface FilaIdempotencia {
@@ -8,6 +9,8 @@ export interface FilaIdempotencia {
   status: number | null;
   /** The stored answer, decrypted; null while the request runs. */
   cuerpo: string | null;
+  /** What the request created, committed with it: set while `en_curso` means its answer was lost. */
+  recurso: string | null;
   creado_en: Date;
   actualizado_en: Date;
 }
@@ -49,6 +52,7 @@ export function crearRepositorioIdempotencia(db: Knex, boveda: Boveda) {
           'cuerpo_cifrado',
           'dek_cifrada',
           'version_clave',
+          'recurso',
           'creado_en',
           'actualizado_en',
         )
@@ -83,6 +87,7 @@ export function crearRepositorioIdempotencia(db: Knex, boveda: Boveda) {
           cuerpo_cifrado: null,
           dek_cifrada: null,
           version_clave: null,
+          recurso: null,
           creado_en: ahora,
           actualizado_en: ahora,
         });
@@ -108,8 +113,21 @@ export function crearRepositorioIdempotencia(db: Knex, boveda: Boveda) {
       });
     },
 
+    /** Inside the creating transaction: the key now names what it created, committed or rolled back with it. */
+    async anotarRecurso(tx: Transaccion, a: Alcance, clave: string, recurso: string): Promise<void> {
+      await conexion(db, tx)('idempotencia')
+        .where(clavePk(a, clave))
+        .where({ estado: 'en_curso' })
+        .update({ recurso });
+    },
+
+    /** A request that ended without an answer to keep: its key is free again, unless it created something. */
     async liberar(a: Alcance, clave: string): Promise<void> {
-      await db('idempotencia').where(clavePk(a, clave)).where({ estado: 'en_curso' }).delete();
+      await db('idempotencia')
+        .where(clavePk(a, clave))
+        .where({ estado: 'en_curso' })
+        .whereNull('recurso')
+        .delete();
     },
 
     async purgarAnterioresA(limite: Date): Promise<number> {

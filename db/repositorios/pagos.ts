@@ -98,8 +98,12 @@ export function crearRepositorioPagos(db: Knex) {
     async crear(
       a: Alcance,
       p: { id: string; organizacion_id: string; solicitud: SolicitudPago },
+      tx?: Transaccion,
     ): Promise<void> {
-      await db('pagos').insert({
+      await conexion(
+        db,
+        tx,
+      )('pagos').insert({
         id: p.id,
         ...columnasAlcance(a),
         organizacion_id: p.organizacion_id,

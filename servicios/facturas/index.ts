@@ -1,5 +1,6 @@
 import type { Alcance } from '../../dominio/alcance';
 import { ErrorNegocio, noEncontrado } from '../../dominio/errores';
+import type { CreacionIdempotente } from '../creacion';
 import { cancelacionEnCurso, type DocumentoFactura, type MotivoCancelacion } from '../../dominio/factura';
 import { mapearTramo, type Pagina } from '../../dominio/paginacion';
 import type { ConsultaCatalogos } from '../../cfdi/reglas/catalogos';
@@ -122,8 +123,21 @@ export function crearServicioFacturas(deps: DepsFacturas) {
     return { factura: dtoFactura(f), pendiente: f.estado !== 'cancelada' };
   }
 
+  /**
+   * A creation committed by an earlier attempt whose answer was lost: its stamping is started or joined (the
+   * workflow id is the invoice's), and it is answered as the first attempt would have been.
+   */
+  async function reanudarCreacion(a: Alcance, id: string): Promise<ResultadoFactura> {
+    const f = await fila(a, id);
+    if (f.timbrado_estado === 'no_solicitado') return { factura: dtoFactura(f), pendiente: false };
+    if (f.timbrado_estado === 'pendiente')
+      await deps.timbrador.timbrar(a, { id, organizacionId: f.organizacion_id });
+    return resultadoTimbrado(a, id);
+  }
+
   return {
-    async crear(a: Alcance, entrada: FacturaNueva): Promise<ResultadoFactura> {
+    async crear(a: Alcance, entrada: FacturaNueva, c: CreacionIdempotente = {}): Promise<ResultadoFactura> {
+      if (c.recurso) return reanudarCreacion(a, c.recurso);
       const documento = await armarDocumento({ ...deps, ahora }, a, entrada);
       const org = await deps.organizaciones.resolver(a, entrada.organizacion, 'organizacion');
       const autoTimbrar = entrada.auto_timbrar !== false;
@@ -144,6 +158,7 @@ export function crearServicioFacturas(deps: DepsFacturas) {
           documento,
           timbrado_estado: autoTimbrar ? 'pendiente' : 'no_solicitado',
         });
+        await c.anotar?.(tx, id);
         if (!autoTimbrar) {
           const creada = dtoFactura((await repo.obtener(a, id, tx))!);
           await deps.eventos.registrar(tx, a, 'factura.creada', creada);

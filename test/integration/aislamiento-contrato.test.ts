@@ -250,6 +250,9 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
           fallas.push(`${recurso} ${id} (${modo}) cambió`);
       }
     }
+    process.stderr.write(
+      `\naislamiento operaciones=${conId.length} intentos=${intentos} fallas=${fallas.length}\n`,
+    );
     expect(intentos).toBeGreaterThan(50);
     expect(fallas).toEqual([]);
   }, 300_000);
@@ -273,6 +276,7 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     expect(propios.test.size).toBeGreaterThan(10);
     expect(propios.live.size).toBeGreaterThan(3);
     const fallas: string[] = [];
+    let consultadas = 0;
     // Who asks, and which of the owner's ids (the mode) it must never see.
     const intrusos: [string, ClienteHttp, Modo][] = [
       ['otra cuenta', intrusa, 'test'],
@@ -294,6 +298,7 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
         ];
         for (const q of consultas) {
           const r = await http.get(`${o.plantilla}?${q}`);
+          consultadas += 1;
           const vistos: string[] = Array.isArray(r.body?.datos) ? r.body.datos.map((x: any) => x.id) : [];
           const fuga = vistos.filter((id) => propios[ajeno].has(id));
           if (fuga.length) fallas.push(`${o.plantilla}?${q} con ${quien}: ve ${fuga.join(', ')}`);
@@ -303,6 +308,9 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
         }
       }
     }
+    process.stderr.write(
+      `\naislamiento listas=${listas.length} consultas=${consultadas} fallas=${fallas.length}\n`,
+    );
     expect(fallas).toEqual([]);
   }, 120_000);
 });

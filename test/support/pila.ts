@@ -2,7 +2,7 @@ import { crearRepositorioSondas } from '../../db/repositorios/sondas';
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { crearApp } from '../../api/app';
 import { crearServidor } from '../../api/servidor';
@@ -10,6 +10,7 @@ import { crearServicios } from '../../api/composicion';
 import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
 import { crearKnex, type Knex } from '../../db/conexion';
+import { conectarTemporal } from '../../temporal/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
 import { leerConfigSandbox } from '../../pac/sandbox/configuracion';
 import { crearSandboxPac } from '../../pac/sandbox/servidor';
@@ -153,7 +154,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   };
   if (op.worker !== false) await arrancarWorker();
 
-  const connection = await Connection.connect({ address: config.temporal.address });
+  const connection = await conectarTemporal(config.temporal.address);
   const cliente = new Client({ connection, namespace: config.temporal.namespace });
   const servicios = crearServicios({
     db,

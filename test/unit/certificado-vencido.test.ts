@@ -76,6 +76,7 @@ describe('CSD activo vencido', () => {
       timbrador: x.s.timbrador,
       csdVigente: x.s.csdVigente,
       registrador,
+      transacciones: x.m.transacciones,
       ahora: () => x.reloj.ahora,
     });
     const e = await rechazoSinEscrituras(x.m, () =>

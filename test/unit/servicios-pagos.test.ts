@@ -27,6 +27,7 @@ beforeEach(async () => {
     catalogos: catalogosPrueba(),
     timbrador: x.s.timbrador,
     csdVigente: x.s.csdVigente,
+    transacciones: x.m.transacciones,
     ahora: () => x.reloj.ahora,
     registrador: {
       async registrar(a, pago) {

@@ -64,7 +64,8 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
   const propio = (a: Alcance, id: string) => pagos.todas().find((p) => enAlcance(a)(p) && p.id === id);
 
   return {
-    async crear(a, p) {
+    async crear(a, p, tx) {
+      exigirAbierta(tx);
       const ahora = new Date();
       pagos.insertar({
         ...p,
