@@ -18,13 +18,17 @@ export class ErrorRenderizado extends Error {
   }
 }
 
-/** A reusable tab: the page, its own CDP session, and a promise that rejects when it dies. */
+/** A reusable tab: the page, its own CDP session, and a way to hear of its death during one render. */
 interface Pestana {
   pagina: Page;
   cdp: CDPSession;
   navegador: Browser;
   frameId: string;
-  muerte: Promise<never>;
+  /**
+   * A promise that rejects if the page dies, for one render; `soltar` when the render ends. (Racing every
+   * render against one long-lived promise kept each render's PDF reachable until the page closed.)
+   */
+  vigilar(): { muerte: Promise<never>; soltar(): void };
   /** Removes the listener left on the browser. */
   soltar: () => void;
   usos: number;
@@ -88,8 +92,9 @@ export class RenderizadorPdf {
     const limite = new Promise<never>((_, rechazar) => {
       temporizador = setTimeout(() => rechazar(new TiempoAgotado()), this.tiempoLimiteMs);
     });
+    const vigilancia = pestana.vigilar();
     try {
-      const pdf = await Promise.race([imprimir(pestana, html), pestana.muerte, limite]);
+      const pdf = await Promise.race([imprimir(pestana, html), vigilancia.muerte, limite]);
       this.tiemposAgotados = 0;
       this.devolver(pestana);
       return pdf;
@@ -109,6 +114,7 @@ export class RenderizadorPdf {
         caida && !(e instanceof ErrorPaginaCaida) ? new ErrorPaginaCaida((e as Error).message) : e,
       );
     } finally {
+      vigilancia.soltar();
       clearTimeout(temporizador);
     }
   }
@@ -162,21 +168,35 @@ export class RenderizadorPdf {
       if (!navegador.connected) throw new ErrorPaginaCaida((e as Error).message);
       throw e;
     }
-    let alDesconectar = (): void => undefined;
-    const muerte = new Promise<never>((_, rechazar) => {
-      pagina.once('error', (e) => rechazar(new ErrorPaginaCaida(e.message)));
-      pagina.once('close', () => rechazar(new ErrorPaginaCaida('página cerrada')));
-      alDesconectar = () => rechazar(new ErrorPaginaCaida('Chromium se desconectó'));
-      navegador.once('disconnected', alDesconectar);
-    });
+    // A death is kept (a page may die between renders) and told to the render under way, if any.
+    let caida: ErrorPaginaCaida | undefined;
+    const avisos = new Set<(e: ErrorPaginaCaida) => void>();
+    const morir = (e: ErrorPaginaCaida) => {
+      caida ??= e;
+      for (const avisar of avisos) avisar(e);
+      avisos.clear();
+    };
+    pagina.once('error', (e) => morir(new ErrorPaginaCaida(e.message)));
+    pagina.once('close', () => morir(new ErrorPaginaCaida('página cerrada')));
+    const alDesconectar = () => morir(new ErrorPaginaCaida('Chromium se desconectó'));
+    navegador.once('disconnected', alDesconectar);
     const soltar = () => void navegador.off('disconnected', alDesconectar);
-    muerte.catch(() => undefined); // observed only while a render is under way
+    const vigilar = () => {
+      let avisar: (e: ErrorPaginaCaida) => void = () => undefined;
+      const muerte = new Promise<never>((_, rechazar) => {
+        avisar = rechazar;
+      });
+      muerte.catch(() => undefined); // observed by the race only
+      if (caida) avisar(caida);
+      else avisos.add(avisar);
+      return { muerte, soltar: () => void avisos.delete(avisar) };
+    };
     try {
       // The documents carry no scripts; disabling them also shuts out any that slipped in.
       await pagina.setJavaScriptEnabled(false);
       const cdp = await pagina.createCDPSession();
       const { frameTree } = await cdp.send('Page.getFrameTree');
-      return { pagina, cdp, navegador, frameId: frameTree.frame.id, muerte, soltar, usos: 0 };
+      return { pagina, cdp, navegador, frameId: frameTree.frame.id, vigilar, soltar, usos: 0 };
     } catch (e) {
       soltar();
       await pagina.close().catch(() => undefined);

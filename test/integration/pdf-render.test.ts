@@ -2,6 +2,8 @@ import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { urlVerificacionDe } from '../../cfdi/qr';
 import { extraerTimbre } from '../../cfdi/timbre';
 import type { Nodo } from '../../cfdi/xml/nodo';
@@ -143,6 +145,25 @@ describe('RenderizadorPdf', () => {
     } finally {
       await r.cerrar();
       await nav.cerrar();
+    }
+  });
+
+  it('no retiene los PDF que ya entregó (una página vive 1000 renders)', async () => {
+    // The soak of issue 13 saw the worker grow by one PDF per render: every render raced a promise that lived
+    // as long as its page, which kept each result reachable until the page was replaced.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const r = new RenderizadorPdf(navegador, { paginas: 1 });
+    const documento = html(readFileSync(join(EJEMPLOS, STAMPED[0]!), 'utf8'));
+    const entregados: WeakRef<Buffer>[] = [];
+    try {
+      for (let i = 0; i < 60; i++) entregados.push(new WeakRef(await r.renderizar(documento)));
+      // Measured while the page is still open: closing it would let go of everything anyway.
+      await new Promise((listo) => setImmediate(listo));
+      gc();
+      expect(entregados.filter((w) => w.deref() !== undefined).length).toBeLessThanOrEqual(1);
+    } finally {
+      await r.cerrar();
     }
   });
 
