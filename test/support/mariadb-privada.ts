@@ -6,6 +6,7 @@ import { createConnection } from 'mysql2/promise';
 import { cargarCatalogos } from '../../db/catalogos/cargar';
 import { asegurarBase, crearKnex } from '../../db/conexion';
 import { migrar } from '../../db/migraciones';
+import { procesoReiniciable, type ProcesoReiniciable } from './proceso-reiniciable';
 import { puertosLibres } from './puertos';
 
 const MARIADBD = process.env.TEST_MARIADBD ?? '/usr/sbin/mariadbd';
@@ -15,18 +16,10 @@ const INSTALAR = process.env.TEST_MARIADB_INSTALL_DB ?? '/usr/bin/mariadb-instal
  * A MariaDB server of one test file's own (its data directory in /tmp, a free port, root without password
  * on 127.0.0.1), so a test can kill and restart it without touching the machine's shared server.
  */
-export interface MariadbPrivada {
-  /** mysql://root@127.0.0.1:<port>/<base>, migrated and with the SAT catalogs loaded. */
+export interface MariadbPrivada extends ProcesoReiniciable {
+  /** mysql://root@127.0.0.1:<port>/<base>, migrated and with the SAT catalogs loaded (InnoDB recovers on restart). */
   url: string;
   puerto: number;
-  /** Milliseconds each start took until the server accepted a connection (the first one included). */
-  arranquesMs: number[];
-  /** SIGKILL: the server dies mid-transaction, as on a crash; resolves once the process is gone. */
-  matar(): Promise<void>;
-  /** Starts it again on the same directory and port (InnoDB crash recovery); resolves once it answers. */
-  arrancar(): Promise<number>;
-  /** Kills it and removes its directory. */
-  detener(): Promise<void>;
 }
 
 function exigirBinario(ruta: string) {
@@ -105,30 +98,13 @@ export async function iniciarMariadbPrivada(base = 'cfdi_reinicios'): Promise<Ma
     ...(comoRoot ? ['--user=root'] : []),
   ];
 
-  let hijo: ChildProcess | undefined;
-  const arranquesMs: number[] = [];
-  // A failed or interrupted test run must not leave a server behind.
-  const alSalir = () => hijo?.kill('SIGKILL');
-  process.once('exit', alSalir);
+  const proceso = procesoReiniciable({
+    lanzar: () => spawn(MARIADBD, argumentos, { stdio: 'ignore' }),
+    listo: (hijo) => esperarConexion(puerto!, 60_000, hijo, log),
+    dir,
+  });
 
-  const arrancar = async () => {
-    const t0 = Date.now();
-    hijo = spawn(MARIADBD, argumentos, { stdio: 'ignore' });
-    await esperarConexion(puerto!, 60_000, hijo, log);
-    const ms = Date.now() - t0;
-    arranquesMs.push(ms);
-    return ms;
-  };
-  const matar = async () => {
-    const h = hijo;
-    if (!h || h.exitCode !== null || h.signalCode !== null) return;
-    await new Promise<void>((r) => {
-      h.once('exit', () => r());
-      h.kill('SIGKILL');
-    });
-  };
-
-  await arrancar();
+  await proceso.arrancar();
   const url = `mysql://root@127.0.0.1:${puerto}/${base}`;
   await asegurarBase(url);
   const db = crearKnex(url);
@@ -138,16 +114,5 @@ export async function iniciarMariadbPrivada(base = 'cfdi_reinicios'): Promise<Ma
   } finally {
     await db.destroy();
   }
-  return {
-    url,
-    puerto: puerto!,
-    arranquesMs,
-    matar,
-    arrancar,
-    async detener() {
-      await matar();
-      process.removeListener('exit', alSalir);
-      rmSync(dir, { recursive: true, force: true });
-    },
-  };
+  return { url, puerto: puerto!, ...proceso };
 }
