@@ -23,7 +23,7 @@ filas=()
 fallo=0
 
 # A machine-readable line is "<word> key=value ..." (what the benches and the audit print).
-cifras() { grep -aE '^[a-z_]+( [a-z_]+=[^ ]+)+$' "$1" | tail -n "${2:-2}" | paste -sd ';' - | sed 's/;/; /g'; }
+cifras() { grep -aE '^[a-z_]+( [a-z0-9_]+=[^ ]+)+$' "$1" | tail -n "${2:-2}" | paste -sd ';' - | sed 's/;/; /g'; }
 
 # correr <step> <log name> <command...>: runs it, logs it, adds a table row.
 correr() {
