@@ -39,7 +39,11 @@ function llamadaCancelada(): ConstructorParameters<typeof InterceptingCall>[0] {
         details: 'la conexión con Temporal se cerró',
         metadata: new Metadata(),
       };
-      setImmediate(() => listener?.onReceiveStatus?.(fin));
+      // No message, then the status: the retry interceptor above relays a message before any final status.
+      setImmediate(() => {
+        listener?.onReceiveMessage?.(undefined);
+        listener?.onReceiveStatus?.(fin);
+      });
     },
     cancelWithStatus: nada,
     getPeer: () => '',

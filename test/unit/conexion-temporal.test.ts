@@ -26,6 +26,16 @@ describe('conexión con Temporal', () => {
     expect(await resultado).toBe(status.CANCELLED);
   }, 10_000);
 
+  it('una llamada que empieza con la conexión ya cerrada se rechaza, sin excepción fuera de la llamada', async () => {
+    const conexion = Connection.lazy(opcionesConexion(`127.0.0.1:${await puertoCerrado()}`));
+    await conexion.close();
+    const codigo = await conexion.workflowService.getSystemInfo({}).then(
+      () => 'respondió',
+      (e: { code?: number }) => e.code,
+    );
+    expect(codigo).toBe(status.CANCELLED);
+  }, 10_000);
+
   it('solo traduce el cierre del canal: cualquier otro error sigue siendo un error', () => {
     const otro = new Error('otra cosa');
     expect(() =>
