@@ -18,19 +18,34 @@ export interface Transacciones {
 export function crearTransacciones(db: Knex, o: OpcionesTransacciones = {}): Transacciones {
   return {
     async ejecutar(trabajo) {
-      const eventos: string[] = [];
-      const r = await db.transaction(
-        (trx) => {
-          eventosDe.set(trx, eventos);
-          return trabajo(trx as unknown as Transaccion);
-        },
-        { isolationLevel: 'read committed' },
-      );
-      if (eventos.length) o.alConfirmarEventos?.(eventos);
-      return r;
+      for (let intento = 1; ; intento++) {
+        const eventos: string[] = [];
+        try {
+          const r = await db.transaction(
+            (trx) => {
+              eventosDe.set(trx, eventos);
+              return trabajo(trx as unknown as Transaccion);
+            },
+            { isolationLevel: 'read committed' },
+          );
+          if (eventos.length) o.alConfirmarEventos?.(eventos);
+          return r;
+        } catch (e) {
+          if (intento >= INTENTOS_POR_INTERBLOQUEO || !esInterbloqueo(e)) throw e;
+          await new Promise((r) => setTimeout(r, 5 + Math.random() * 20 * intento));
+        }
+      }
     },
   };
 }
+
+/**
+ * InnoDB resolves a deadlock by rolling back one transaction whole and telling it to start again: the unit of
+ * work runs again (its body must change nothing outside the transaction), at most this many times in all.
+ */
+const INTENTOS_POR_INTERBLOQUEO = 3;
+export const esInterbloqueo = (e: unknown) =>
+  (e as { code?: unknown } | undefined)?.code === 'ER_LOCK_DEADLOCK';
 
 export interface OpcionesTransacciones {
   /**

@@ -146,16 +146,16 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         await deps.csdVigente(a, org.id, 'organizacion');
       }
       const id = nuevoId('fac');
+      // Nothing outside is changed inside: a transaction retried after a deadlock takes its folio anew.
       await deps.transacciones.ejecutar(async (tx) => {
-        if (documento.entrada.folio === undefined) {
-          documento.entrada.folio = await repo.siguienteFolio(tx, org.id, documento.entrada.serie ?? '');
-        }
+        const folio =
+          documento.entrada.folio ?? (await repo.siguienteFolio(tx, org.id, documento.entrada.serie ?? ''));
         await repo.insertar(tx, a, {
           id,
           organizacion_id: org.id,
           cliente_id: documento.cliente.id,
           tipo: entrada.tipo,
-          documento,
+          documento: { ...documento, entrada: { ...documento.entrada, folio } },
           timbrado_estado: autoTimbrar ? 'pendiente' : 'no_solicitado',
         });
         await c.anotar?.(tx, id);
