@@ -11,7 +11,7 @@ describe('modo live sin PAC configurado', () => {
   });
   afterAll(() => pila.detener());
 
-  it('POST /v1/facturas y …/cancelar responden 503 pac_no_disponible y no crean nada', async () => {
+  it('POST /v1/facturas y …/cancelar de una factura propia responden 503 pac_no_disponible y no crean nada', async () => {
     expect(pila.config.pac.live).toBeUndefined();
     const cuenta = await nuevaCuenta(pila.db, pila.url);
     await habilitarLive(pila.db, cuenta.cuentaId);
@@ -20,7 +20,7 @@ describe('modo live sin PAC configurado', () => {
     expect(org.status).toBe(201);
     expect((await live.post('/v1/clientes', { ...CLIENTE, organizacion: org.body.id })).status).toBe(201);
 
-    const r = await live.post('/v1/facturas', {
+    const solicitud = {
       organizacion: org.body.id,
       tipo: 'ingreso',
       cliente: CLIENTE.rfc,
@@ -35,13 +35,28 @@ describe('modo live sin PAC configurado', () => {
           objeto_imp: '01',
         },
       ],
-    });
+    };
+    const r = await live.post('/v1/facturas', solicitud);
     expect(r.status).toBe(503);
     expect(r.body.error).toMatchObject({ tipo: 'servicio_no_disponible', codigo: 'pac_no_disponible' });
     expect(await pila.db('facturas').where({ cuenta_id: cuenta.cuentaId })).toHaveLength(0);
 
-    const c = await live.post('/v1/facturas/fac_inexistente/cancelar', { motivo: '02' });
+    // An id outside the scope is a 404 before the PAC is considered (as for every operation with an id).
+    const inexistente = await live.post('/v1/facturas/fac_01m86xxmmcr413memvshpb9c6a/cancelar', {
+      motivo: '02',
+    });
+    expect(inexistente.status).toBe(404);
+
+    // A live invoice stamped while a PAC was configured: cancelling it now is a 503, and nothing is requested.
+    const borrador = await live.post('/v1/facturas', { ...solicitud, auto_timbrar: false });
+    expect(borrador.status).toBe(201);
+    await pila
+      .db('facturas')
+      .where({ id: borrador.body.id })
+      .update({ estado: 'timbrada', timbrado_estado: 'timbrada' });
+    const c = await live.post(`/v1/facturas/${borrador.body.id}/cancelar`, { motivo: '02' });
     expect(c.status).toBe(503);
     expect(c.body.error.codigo).toBe('pac_no_disponible');
+    expect((await pila.db('facturas').where({ id: borrador.body.id }).first()).cancelacion).toBeNull();
   });
 });
