@@ -1,3 +1,4 @@
+import { esperar } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
 
 const TOKEN = 'operador-'.padEnd(40, '7');
@@ -101,7 +102,10 @@ describe('GET /salud con componentes caídos', () => {
       });
     try {
       const pac = async () => (await (await fetch(`${pila.url}/salud/detalle`)).json()).componentes.pac;
-      expect((await pac()).estado).toBe('ok');
+      // The first probes may exceed the short deadline on a loaded machine: healthy means it becomes ok.
+      expect(await esperar(async () => ((await pac()).estado === 'ok' ? 'ok' : undefined), 15_000)).toBe(
+        'ok',
+      );
       for (const modo of ['caido', 'error_500']) {
         expect((await fallas(modo)).status).toBe(200);
         expect(await pac()).toMatchObject({ estado: 'error', detalle: expect.stringContaining(modo) });
