@@ -44,8 +44,7 @@ export function crearTransacciones(db: Knex, o: OpcionesTransacciones = {}): Tra
  * work runs again (its body must change nothing outside the transaction), at most this many times in all.
  */
 const INTENTOS_POR_INTERBLOQUEO = 3;
-const esInterbloqueo = (e: unknown) =>
-  (e as { code?: unknown } | undefined)?.code === 'ER_LOCK_DEADLOCK';
+const esInterbloqueo = (e: unknown) => (e as { code?: unknown } | undefined)?.code === 'ER_LOCK_DEADLOCK';
 
 export interface OpcionesTransacciones {
   /**
