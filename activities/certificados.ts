@@ -1,6 +1,7 @@
 import type { RepositorioCertificados, TipoAvisoCertificado } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { Transacciones } from '../db/transacciones';
+import { alcanceSistema } from '../dominio/alcance';
 import { RegistroDuplicado } from '../dominio/errores';
 import { dtoCertificado } from '../presentacion/certificado';
 
@@ -38,7 +39,7 @@ export function crearActividadesCertificados(d: DepsAvisosCertificados) {
           for (const c of lote) {
             try {
               await d.transacciones.ejecutar(async (tx) => {
-                const a = { cuentaId: c.cuenta_id, modo: c.modo };
+                const a = alcanceSistema({ cuentaId: c.cuenta_id, modo: c.modo });
                 const eventoId = await d.eventos.registrar(tx, a, tipo, dtoCertificado(c));
                 await d.certificados.registrarAviso(tx, c.id, tipo, eventoId);
               });

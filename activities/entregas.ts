@@ -6,6 +6,7 @@ import { dtoEvento } from '../presentacion/evento';
 import type { Boveda } from '../seguridad/boveda';
 import type { EnvioWebhook, ResultadoEnvio } from '../webhooks/enviar';
 import { encabezadosFirma } from '../webhooks/firma';
+import type { MetricasActividades } from './metricas';
 
 /** What a delivery workflow passes around: ids only, never the body or a secret. */
 export interface EntradaEntrega {
@@ -37,6 +38,7 @@ export interface DepsEntregas {
   despachador: DespachadorEventos;
   /** Test mode may deliver to loopback and private addresses. */
   webhooksLocalesEnTest: boolean;
+  metricas: MetricasActividades;
   ahora?: () => Date;
 }
 
@@ -77,6 +79,7 @@ export function crearActividadesEntregas(d: DepsEntregas) {
       const w = await d.webhooks.conSecretos(a, entrega.webhook_id);
       if (!w || w.eliminado_en || !w.activo) {
         await d.entregas.cancelar(a, e.entregaId, ahora());
+        d.metricas.entrega('cancelada');
         return 'cancelada';
       }
       const evento = await d.eventos.obtener(a, entrega.evento_id);
@@ -113,6 +116,7 @@ export function crearActividadesEntregas(d: DepsEntregas) {
             resultado === 'reintentar' && e.proximoEn !== null ? new Date(e.proximoEn) : null,
         },
       );
+      d.metricas.entrega(resultado);
       return resultado;
     },
 

@@ -9,7 +9,7 @@ import type { RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioOrganizaciones } from '../db/repositorios/organizaciones';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
-import { alcanceSistema, type Modo } from '../dominio/alcance';
+import { alcanceSistema, type Modo, type Origen } from '../dominio/alcance';
 import type { RechazoPago } from '../dominio/pago';
 import { dtoPago } from '../presentacion/pago';
 import { armarPago } from './armar-pago';
@@ -21,6 +21,8 @@ export interface EntradaPago {
   pagoId: string;
   cuentaId: string;
   modo: Modo;
+  /** The request that registered the payment (ids only), named by the `pago.creado` event. */
+  origen?: Origen;
 }
 
 export type PasoPago =

@@ -5,10 +5,10 @@ import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { validarComprobante } from '../cfdi/validacion';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
-import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { FilaFactura, RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
-import { alcanceSistema, type Modo } from '../dominio/alcance';
+import { alcanceSistema, type Modo, type Origen } from '../dominio/alcance';
 import { RegistroDuplicado } from '../dominio/errores';
 import type { ErrorTimbrado } from '../dominio/factura';
 import type { PuertoPac, ResultadoTimbrado, TimbreObtenido } from '../pac/puerto';
@@ -18,15 +18,32 @@ import type { Boveda } from '../seguridad/boveda';
 import { comprobanteSinSello } from './comprobante';
 import { crearAbridorCsd } from './csd';
 import { pasoDefinitivo, registroInexistente } from './definitivo';
+import type { MetricasActividades } from './metricas';
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
 export interface EntradaTimbrado {
   facturaId: string;
   cuentaId: string;
   modo: Modo;
+  /** The request that started the operation (ids only), named by the events the worker writes for it. */
+  origen?: Origen;
 }
 
-export type Paso = { estado: 'listo' | 'timbrada' } | { estado: 'rechazado'; error: ErrorTimbrado };
+/**
+ * A step's outcome. `referencias` are what ops search a workflow by (RFCs, serie-folio, UUID once stamped):
+ * the workflow copies them to its `Referencias` search attribute.
+ */
+export type Paso =
+  | { estado: 'listo' | 'timbrada'; referencias?: string[] }
+  | { estado: 'rechazado'; error: ErrorTimbrado };
+
+/** The RFCs, serie-folio and UUID of an invoice, as ops know it (no amounts, names or addresses). */
+export function referenciasDe(f: FilaFactura): string[] {
+  const e = f.documento.entrada;
+  const serieFolio = [e.serie, e.folio].filter(Boolean).join('-');
+  const todas = [e.emisor.rfc, f.documento.cliente.rfc, serieFolio, f.uuid ?? ''];
+  return [...new Set(todas.filter((r) => r !== ''))];
+}
 
 /** The part of the PAC port stamping needs. */
 export type PacTimbrado = Pick<PuertoPac, 'timbrar' | 'consultarTimbre'>;
@@ -41,6 +58,7 @@ export interface DepsTimbrado {
   catalogos: ConsultaCatalogos;
   /** Test mode stamps with the sandbox PAC, live mode with the real one. */
   pacPara(modo: Modo): PacTimbrado;
+  metricas: MetricasActividades;
   ahora?: () => Date;
 }
 
@@ -62,19 +80,23 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
   async function registrarTimbre(e: EntradaTimbrado, t: TimbreObtenido): Promise<Paso> {
     const a = alcanceSistema(e);
     try {
-      await d.transacciones.ejecutar(async (tx) => {
+      const guardado = await d.transacciones.ejecutar(async (tx) => {
         const f = await d.facturas.bloquear(tx, a, e.facturaId);
-        if (!f || f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return;
+        if (!f || f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return false;
         await d.facturas.guardarTimbre(tx, a, e.facturaId, t);
         const timbrada = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
         await d.eventos.registrar(tx, a, 'factura.timbrada', timbrada);
+        return true;
       });
-      return { estado: 'timbrada' };
+      // Counted after the commit, and only by the call that wrote it: a retry or replay counts nothing.
+      if (guardado) d.metricas.timbrado('timbrada');
+      return { estado: 'timbrada', referencias: referenciasDe(await cargar(e)) };
     } catch (err) {
       if (!(err instanceof RegistroDuplicado)) throw err;
       return {
         estado: 'rechazado',
         error: {
+          paso: 'pac',
           codigo: 'cfdi_duplicado',
           mensaje: `El PAC reconoció este CFDI como el ya timbrado con UUID ${t.uuid} (mismo contenido y fecha): use un folio distinto.`,
         },
@@ -89,6 +111,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       .anotarErrorTransitorio(alcanceSistema(e), e.facturaId, {
         codigo: 'pac_no_disponible',
         mensaje: `El PAC no respondió (${causa.slice(0, 300)}); el timbrado se reintenta con espera creciente.`,
+        paso: 'pac',
       })
       .catch(() => undefined);
   }
@@ -101,9 +124,11 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     async prepararTimbrado(e: EntradaTimbrado): Promise<Paso> {
       const a = alcanceSistema(e);
       const f = await cargar(e);
-      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return { estado: 'timbrada' };
+      const referencias = referenciasDe(f);
+      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada')
+        return { estado: 'timbrada', referencias };
       const sellado = await d.facturas.xml(a, e.facturaId);
-      if (sellado?.sellado) return { estado: 'listo' };
+      if (sellado?.sellado) return { estado: 'listo', referencias };
 
       const cert = await d.certificados.activoConSecretos(a, f.organizacion_id);
       if (!cert) {
@@ -113,13 +138,18 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
             codigo: 'sin_certificado_activo',
             mensaje:
               'La organización no tiene un certificado (CSD) activo: súbalo con POST /v1/certificados.',
+            paso: 'certificado',
           },
         };
       }
       if (new Date(cert.valido_hasta).getTime() <= ahora().getTime()) {
         return {
           estado: 'rechazado',
-          error: { codigo: 'certificado_vencido', mensaje: mensajeCertificadoVencido(cert) },
+          error: {
+            codigo: 'certificado_vencido',
+            mensaje: mensajeCertificadoVencido(cert),
+            paso: 'certificado',
+          },
         };
       }
       const doc = f.documento;
@@ -131,18 +161,21 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         if (violacion) return { violacion };
         return { xml: sellarComprobante(nodo, llave).xml, noCertificado: certificado.noCertificado };
       });
-      if (!paso.ok) return { estado: 'rechazado', error: paso.error };
+      if (!paso.ok) return { estado: 'rechazado', error: { ...paso.error, paso: 'sellado' } };
       const r = paso.valor;
       if ('violacion' in r) {
         const v = r.violacion!;
-        return { estado: 'rechazado', error: { codigo: v.sat ?? v.codigo, mensaje: v.mensaje } };
+        return {
+          estado: 'rechazado',
+          error: { codigo: v.sat ?? v.codigo, mensaje: v.mensaje, paso: 'validacion' },
+        };
       }
       await d.facturas.guardarSello(a, e.facturaId, {
         xml: r.xml,
         noCertificado: r.noCertificado,
         documento: { ...doc, entrada: { ...doc.entrada, fecha } },
       });
-      return { estado: 'listo' };
+      return { estado: 'listo', referencias };
     },
 
     /**
@@ -154,7 +187,8 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     async enviarAlPac(e: EntradaTimbrado): Promise<Paso> {
       const a = alcanceSistema(e);
       const f = await cargar(e);
-      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return { estado: 'timbrada' };
+      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada')
+        return { estado: 'timbrada', referencias: referenciasDe(f) };
       const xml = (await d.facturas.xml(a, e.facturaId))?.sellado;
       if (!xml) throw new Error(`factura ${e.facturaId} sin XML sellado`);
       await d.facturas.contarIntento(a, e.facturaId);
@@ -176,7 +210,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         if (latido) clearInterval(latido);
       }
       if (r.tipo === 'rechazado')
-        return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje } };
+        return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje, paso: 'pac' } };
       return registrarTimbre(e, r);
     },
 
@@ -186,9 +220,9 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
      */
     async registrarRechazo(e: EntradaTimbrado, error: ErrorTimbrado): Promise<void> {
       const a = alcanceSistema(e);
-      await d.transacciones.ejecutar(async (tx) => {
+      const guardado = await d.transacciones.ejecutar(async (tx) => {
         const f = await d.facturas.bloquear(tx, a, e.facturaId);
-        if (!f || f.timbrado_estado !== 'pendiente') return;
+        if (!f || f.timbrado_estado !== 'pendiente') return false;
         await d.facturas.guardarRechazo(tx, a, e.facturaId, error);
         if (f.tipo === 'pago') {
           await d.pagos.revertir(tx, a, e.facturaId, {
@@ -199,7 +233,9 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         }
         const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
         await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', factura);
+        return true;
       });
+      if (guardado) d.metricas.timbrado('rechazada');
     },
   };
 }

@@ -13,12 +13,14 @@ import {
   type OpcionesFallos,
   type OpcionesLimite,
 } from './middleware/limite';
+import type { MetricasApi } from './metricas';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
 import { soloOperador } from './middleware/operador';
 import { rutasCertificados } from './rutas/certificados';
 import { rutasCuenta } from './rutas/cuenta';
 import { rutasDocumentacion } from './rutas/documentacion';
 import { rutasFacturas } from './rutas/facturas';
+import { rutasMetricas } from './rutas/metricas';
 import { rutasOrganizaciones } from './rutas/organizaciones';
 import { rutasPagos } from './rutas/pagos';
 import { rutasSalud } from './rutas/salud';
@@ -34,6 +36,8 @@ export interface DepsApi {
   fallosAutenticacion: OpcionesFallos;
   /** TOKEN_OPERADOR: the operator routes from outside this machine; absent, loopback only. */
   tokenOperador?: string;
+  /** Shared with the server's catalog fast path (crearServidor), so both count in one registry. */
+  metricas: MetricasApi;
 }
 
 /** Every /v1 route but the catalogs needs a key. */
@@ -48,7 +52,7 @@ export function crearApp(deps: DepsApi): Express {
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   app.set('query parser', 'simple');
-  app.use(contexto(deps.logger));
+  app.use(contexto(deps.logger, deps.metricas));
   app.use(rutasDocumentacion(rutaOpenApi()));
   // Who is asking comes before what they sent: without a valid key, a malformed or oversized body is a 401.
   const fallos = crearLimiteDeFallos(deps.fallosAutenticacion);
@@ -82,11 +86,13 @@ export function crearApp(deps: DepsApi): Express {
     ),
   );
   app.use('/v1', soloConLlave(idempotencia(servicios.idempotencia)));
-  app.use(rutasSalud(deps.salud, soloOperador({ token: deps.tokenOperador, fallos })));
+  const operador = soloOperador({ token: deps.tokenOperador, fallos });
+  app.use(rutasSalud(deps.salud, operador));
+  app.use(rutasMetricas(deps.metricas, operador));
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
   app.use(rutasCertificados(servicios.certificados));
-  app.use(rutasFacturas(servicios.facturas, servicios.eventos));
+  app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria));
   app.use(rutasPagos(servicios.pagos));
   app.use(rutasWebhooks(servicios.webhooks));
   app.use(rutaNoEncontrada);

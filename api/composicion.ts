@@ -12,6 +12,7 @@ import { crearRepositorioProductos } from '../db/repositorios/productos';
 import { crearRepositorioWebhooks } from '../db/repositorios/webhooks';
 import type { Logger } from '../log/logger';
 import type { Boveda } from '../seguridad/boveda';
+import { crearServicioAuditoria } from '../servicios/auditoria';
 import { crearServicioCertificados, crearVerificadorCsd } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
 import { crearServicioCuenta } from '../servicios/cuenta';
@@ -23,6 +24,7 @@ import { crearServicioPagos, type RegistradorPagos } from '../servicios/pagos';
 import { crearServicioProductos } from '../servicios/productos';
 import { crearServicioWebhooks } from '../servicios/webhooks';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
+import { crearLectorHistoriasTemporal } from '../temporal/historias';
 
 /** The composition root: repositories over the database, services over repositories. */
 export function crearServicios(deps: {
@@ -66,7 +68,13 @@ export function crearServicios(deps: {
     organizaciones,
     clientes: crearServicioClientes({ clientes: clientesRepo, organizaciones, catalogos }),
     productos,
-    eventos: crearServicioEventos({ eventos }),
+    eventos: crearServicioEventos({ eventos, facturas: facturasRepo, pagos: pagosRepo }),
+    auditoria: crearServicioAuditoria({
+      facturas: facturasRepo,
+      pagos: pagosRepo,
+      eventos,
+      historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
+    }),
     facturas: crearServicioFacturas({
       facturas: facturasRepo,
       pagos: pagosRepo,

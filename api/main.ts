@@ -1,3 +1,4 @@
+import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioSondas } from '../db/repositorios/sondas';
 import { cargarConfig } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
@@ -10,6 +11,7 @@ import { crearRegistradorPagosTemporal } from '../temporal/registrador-pagos';
 import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { crearApp } from './app';
 import { crearServicios } from './composicion';
+import { crearMetricasApi } from './metricas';
 import { crearServidor } from './servidor';
 
 async function main() {
@@ -18,6 +20,7 @@ async function main() {
   const db = crearKnex(config.databaseUrl);
   const temporal = await conectarCliente(config.temporal);
   const catalogos = await CatalogosEnMemoria.cargar(db);
+  const metricas = crearMetricasApi(crearRepositorioFacturas(db));
   const app = crearApp({
     logger,
     servicios: crearServicios({
@@ -49,6 +52,7 @@ async function main() {
     limite: config.limiteSolicitudes,
     fallosAutenticacion: config.fallosAutenticacion,
     tokenOperador: config.tokenOperador,
+    metricas,
     salud: {
       sondas: crearRepositorioSondas(db),
       temporal,
@@ -57,7 +61,7 @@ async function main() {
       timeoutMs: config.saludTimeoutMs,
     },
   });
-  const servidor = crearServidor({ app, catalogos, logger });
+  const servidor = crearServidor({ app, catalogos, logger, metricas });
   servidor.listen(config.api.port, config.api.host, () => {
     logger.info({ puerto: config.api.port }, `API escuchando en http://localhost:${config.api.port}`);
   });

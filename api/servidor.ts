@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import type { Logger } from '../log/logger';
 import { ApiError } from './errores';
-import { abrirSolicitud } from './middleware/contexto';
+import { abrirSolicitud, type MedidorSolicitudes } from './middleware/contexto';
 import { crearRutaCatalogos, esRutaCatalogos } from './rutas/catalogos';
 
 // What Node itself would answer (431, 408, else 400), in the API's envelope.
@@ -36,10 +36,12 @@ export function crearServidor(d: {
   app: RequestListener;
   catalogos: CatalogosEnMemoria;
   logger: Logger;
+  /** The app's own metrics (DepsApi.metricas): catalog reads count with the rest. */
+  metricas: MedidorSolicitudes;
 }): Server {
   const catalogos = crearRutaCatalogos(d.catalogos);
   const servidor = createServer((req, res) => {
-    if (esRutaCatalogos(req)) catalogos(req, res, abrirSolicitud(d.logger, req, res).log);
+    if (esRutaCatalogos(req)) catalogos(req, res, abrirSolicitud(d.logger, req, res, d.metricas).log);
     else void d.app(req, res);
   });
   // A request Node's parser refuses (raw UTF-8 in the URL, oversized headers…) never reaches the app:

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import pino from 'pino';
+import { crearMetricasApi } from '../api/metricas';
 import { contexto } from '../api/middleware/contexto';
 import { manejadorErrores, rutaNoEncontrada } from '../api/middleware/manejador-errores';
 import { crearServidor } from '../api/servidor';
@@ -24,11 +25,15 @@ async function main() {
 
   const logger = crearLogger('bench-catalogos', 'info', pino.destination({ dest: '/dev/null', sync: false }));
   // The API's own server: catalog reads never reach Express, which here only answers the rest with 404.
+  // Every request pays for its metrics too; nothing scrapes them here, so the MySQL figures are never read.
+  const metricas = crearMetricasApi({
+    pendientesDeTimbrar: () => Promise.reject(new Error('sin base de datos en este benchmark')),
+  });
   const app = express();
-  app.use(contexto(logger));
+  app.use(contexto(logger, metricas));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
-  const servidor = crearServidor({ app, catalogos, logger });
+  const servidor = crearServidor({ app, catalogos, logger, metricas });
   servidor.listen(0, '127.0.0.1', () => {
     const { port } = servidor.address() as AddressInfo;
     process.send?.({ puerto: port, cargaMs, heapMb: process.memoryUsage().heapUsed / 1e6 });

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { z } from 'zod';
 
 /**
@@ -19,6 +20,13 @@ export const CLAVE_MAESTRA_DESARROLLO = Buffer.alloc(32, 'cfdi-desarrollo-no-usa
 
 const entero = (defecto: number, min = 0, max = 65535) =>
   z.coerce.number().int().min(min).max(max).default(defecto);
+
+/** `IP:puerto` (IPv6 in brackets): what Temporal's Prometheus exporter binds; it takes no host names. */
+const esDireccionSocket = (v: string) => {
+  const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d{1,5})$/.exec(v);
+  const ip = m?.[1] ?? m?.[2];
+  return Boolean(m && ip && isIP(ip) === (m[1] ? 6 : 4) && Number(m[3]) <= 65535);
+};
 
 export const VARIABLES = {
   NODE_ENV: {
@@ -194,9 +202,18 @@ export const VARIABLES = {
     esquema: entero(5000, 100, 60_000),
     defecto: '5000',
   },
+  WORKER_METRICAS: {
+    descripcion:
+      'IP:puerto en que el worker publica sus métricas Prometheus (GET /metrics: las del SDK de Temporal y las del PAC, timbrados y entregas), sin autenticación; 127.0.0.1 = solo este equipo, puerto 0 = uno libre cualquiera.',
+    esquema: z
+      .string()
+      .refine(esDireccionSocket, 'debe ser IP:puerto (por ejemplo 127.0.0.1:9464 o [::1]:9464)')
+      .default('127.0.0.1:9464'),
+    defecto: '127.0.0.1:9464',
+  },
   TOKEN_OPERADOR: {
     descripcion:
-      'Token (32 caracteres o más) con que el operador consulta las rutas de operación (GET /salud/detalle) desde fuera del equipo: Authorization: Bearer <token>. Vacío = solo desde loopback.',
+      'Token (32 caracteres o más) con que el operador consulta las rutas de operación (GET /salud/detalle, GET /metricas; en el PAC sandbox, /sandbox/fallas) desde fuera del equipo: Authorization: Bearer <token>. Vacío = solo desde loopback.',
     esquema: z.string().min(32).optional(),
     secreto: true,
   },
@@ -259,6 +276,8 @@ export interface Config {
   fallosAutenticacion: { maximo: number; ventanaMs: number };
   /** Bearer token of the operator routes; absent: loopback only. */
   tokenOperador?: string;
+  /** `IP:port` of the worker's Prometheus endpoint (Temporal's exporter). */
+  metricasWorker: string;
   timbradoEsperaMs: number;
   cancelacionSondeoMs: number;
   cancelacionPlazoMs: number;
@@ -320,6 +339,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
       ventanaMs: e.LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS,
     },
     tokenOperador: e.TOKEN_OPERADOR,
+    metricasWorker: e.WORKER_METRICAS,
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
     cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,

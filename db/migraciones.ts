@@ -12,6 +12,7 @@ import * as m010 from './migrations/010_pagos';
 import * as m011 from './migrations/011_webhooks';
 import * as m012 from './migrations/012_procesos_pendientes';
 import * as m013 from './migrations/013_idempotencia_recurso';
+import * as m014 from './migrations/014_eventos_actor_recursos';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -33,6 +34,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '011_webhooks': m011,
   '012_procesos_pendientes': m012,
   '013_idempotencia_recurso': m013,
+  '014_eventos_actor_recursos': m014,
 };
 
 const fuente: Knex.MigrationSource<string> = {

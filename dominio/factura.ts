@@ -6,9 +6,14 @@ export type EstadoFactura = 'borrador' | 'timbrada' | 'cancelada';
 export type EstadoTimbrado = 'no_solicitado' | 'pendiente' | 'timbrada' | 'fallido';
 
 /** Why a stamping ended without a stamp: the SAT or PAC code (or ours) and its message. */
+/** The step of the stamping an error happened in: ops and support see where it is stuck. */
+export type PasoTimbrado = 'certificado' | 'sellado' | 'validacion' | 'pac';
+
 export interface ErrorTimbrado {
   codigo: string;
   mensaje: string;
+  /** Stamping errors only (a cancellation's error has none); absent in errors stored before it existed. */
+  paso?: PasoTimbrado;
 }
 
 export type MotivoCancelacion = '01' | '02' | '03' | '04';

@@ -83,7 +83,8 @@ export function crearLogger(proceso: string, nivel: string, destino?: pino.Desti
       base: { proceso },
       messageKey: 'mensaje',
       timestamp: pino.stdTimeFunctions.isoTime,
-      serializers: { err: serializarError },
+      // The Temporal SDK logs its failures under `error`: without this they print as `{}`.
+      serializers: { err: serializarError, error: serializarError },
       redact: { paths: RUTAS_REDACTADAS, censor: '[REDACTADO]' },
       formatters: { level: (label) => ({ nivel: label }) },
     },

@@ -1,5 +1,17 @@
 import type { FilaEvento } from '../db/repositorios/eventos';
+import { LLAVE_SISTEMA } from '../dominio/alcance';
 import { iso } from './fechas';
+
+/**
+ * Who acted: the API key whose request caused the event, written by that request or by the operation it started
+ * (the key that cancelled is the actor of `factura.cancelada`); `sistema` when no request is behind it; null in
+ * events written before it was recorded.
+ */
+function actor(f: FilaEvento) {
+  if (f.actor === null) return null;
+  const llave = f.solicitud_llave_id ?? (f.actor === LLAVE_SISTEMA ? null : f.actor);
+  return llave ? { tipo: 'llave' as const, id: llave } : { tipo: 'sistema' as const, id: null };
+}
 
 export function dtoEvento(f: FilaEvento) {
   return {
@@ -8,6 +20,8 @@ export function dtoEvento(f: FilaEvento) {
     modo: f.modo,
     tipo: f.tipo,
     creado_en: iso(f.creado_en),
+    actor: actor(f),
+    solicitud: f.solicitud_id === null ? null : { id: f.solicitud_id, llave: f.solicitud_llave_id },
     datos: f.datos,
   };
 }

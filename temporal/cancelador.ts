@@ -16,7 +16,7 @@ export interface SondeoCancelacion {
 /** The cancellation workflow of an invoice, as the API and the start reconciler both start it. */
 export function inicioCancelacion(
   taskQueue: string,
-  a: { cuentaId: string; modo: Alcance['modo'] },
+  a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   factura: { id: string; organizacionId: string },
   s: SondeoCancelacion,
 ): InicioProceso {
@@ -24,6 +24,7 @@ export function inicioCancelacion(
     facturaId: factura.id,
     cuentaId: a.cuentaId,
     modo: a.modo,
+    ...(a.origen ? { origen: a.origen } : {}),
     intervaloMs: s.intervaloSondeoMs,
     plazoMs: s.plazoMs,
   };

@@ -11,10 +11,15 @@ export const idPago = (pagoId: string) => `pago:${pagoId}`;
 /** The workflow of a payment, as the API and the start reconciler both start it. */
 export function inicioPago(
   taskQueue: string,
-  a: { cuentaId: string; modo: Alcance['modo'] },
+  a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   pago: { id: string; organizacionId: string; facturas: string[] },
 ): InicioProceso {
-  const entrada: EntradaPago = { pagoId: pago.id, cuentaId: a.cuentaId, modo: a.modo };
+  const entrada: EntradaPago = {
+    pagoId: pago.id,
+    cuentaId: a.cuentaId,
+    modo: a.modo,
+    ...(a.origen ? { origen: a.origen } : {}),
+  };
   return {
     tipo: 'registrarPago',
     workflowId: idPago(pago.id),

@@ -1,9 +1,11 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { esperarTimbrado } from '../workflows/timbrado';
+import { reintentarAhora } from '../workflows/pasos';
+import { idPago } from './registrador-pagos';
 import { atributosFactura } from '../workflows/atributos';
 import { iniciarOUnirse, type InicioProceso } from './espera';
 
@@ -12,10 +14,15 @@ export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
 /** The stamping workflow of an invoice, as the API and the start reconciler both start it. */
 export function inicioTimbrado(
   taskQueue: string,
-  a: { cuentaId: string; modo: Alcance['modo'] },
+  a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   factura: { id: string; organizacionId: string },
 ): InicioProceso {
-  const entrada: EntradaTimbrado = { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo };
+  const entrada: EntradaTimbrado = {
+    facturaId: factura.id,
+    cuentaId: a.cuentaId,
+    modo: a.modo,
+    ...(a.origen ? { origen: a.origen } : {}),
+  };
   return {
     tipo: 'timbrarFactura',
     workflowId: idTimbrado(factura.id),
@@ -52,6 +59,16 @@ export function crearTimbradorTemporal(d: {
         espera: esperarTimbrado,
         esperaMs: d.esperaMs,
       });
+    },
+    async reintentar(a, factura) {
+      const id = factura.pagoId ? idPago(factura.pagoId) : idTimbrado(factura.id);
+      try {
+        await d.cliente.workflow.getHandle(id).executeUpdate(reintentarAhora);
+      } catch (err) {
+        // Closed or never started: the start below (or the payment's start reconciler) runs it again.
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
+      }
+      if (!factura.pagoId) await this.timbrar(a, factura);
     },
   };
 }

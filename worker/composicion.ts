@@ -1,3 +1,4 @@
+import type { MetricMeter } from '@temporalio/common';
 import type { Knex } from 'knex';
 import type { Modo } from '../dominio/alcance';
 import type { DepsActividades } from '../activities';
@@ -18,6 +19,7 @@ import type { SondeoCancelacion } from '../temporal/cancelador';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearReanudador } from '../temporal/reanudador';
 import { enviarWebhook } from '../webhooks/enviar';
+import { crearMedidorPac, crearMetricasActividades } from './metricas';
 
 /** The worker's composition root: the same wiring for the worker process and the integration tests. */
 export function crearDepsActividades(o: {
@@ -35,6 +37,8 @@ export function crearDepsActividades(o: {
   graciaReanudacionMs?: number;
   logger: Logger;
   webhooksLocalesEnTest: boolean;
+  /** The Temporal runtime's metric meter: our metrics leave through the SDK's Prometheus endpoint. */
+  metricas: MetricMeter;
 }): DepsActividades {
   const renderizador = new RenderizadorPdf(o.navegador);
   const c = o.catalogos;
@@ -53,12 +57,15 @@ export function crearDepsActividades(o: {
     tipo_relacion: (k) => c.tipoRelacion(k),
   };
   const descripciones: Descripciones = (catalogo, clave) => lecturas[catalogo]?.(clave)?.descripcion;
-  const { db, temporal, logger, cancelacion, graciaReanudacionMs, ...resto } = o;
+  const { db, temporal, logger, cancelacion, graciaReanudacionMs, metricas, pacPara, ...resto } = o;
+  const medirPac = crearMedidorPac(metricas);
   const salida = crearSalidaDeEventos(db, { ...temporal, logger });
   const facturas = crearRepositorioFacturas(db);
   const pagos = crearRepositorioPagos(db);
   return {
     ...resto,
+    pacPara: (modo) => medirPac(pacPara(modo), modo),
+    metricas: crearMetricasActividades(metricas),
     facturas,
     reanudador: crearReanudador({
       cliente: temporal.cliente,

@@ -14,6 +14,16 @@ export const ATRIBUTOS = {
   EventoId: defineSearchAttributeKey('EventoId', SearchAttributeType.KEYWORD),
   WebhookId: defineSearchAttributeKey('WebhookId', SearchAttributeType.KEYWORD),
   TipoEvento: defineSearchAttributeKey('TipoEvento', SearchAttributeType.KEYWORD),
+  /**
+   * What ops know an invoice by: its issuer's and client's RFC, serie-folio and, once stamped, its UUID
+   * (`Referencias="AAA010101AAA"`). One list, since SQL visibility allows only 10 Keyword attributes.
+   */
+  Referencias: defineSearchAttributeKey('Referencias', SearchAttributeType.KEYWORD_LIST),
+  /**
+   * Why a stamping waits or failed: its step and code (`ErrorTimbrado="pac_no_disponible"`,
+   * `ErrorTimbrado="sellado"`); empty again once stamped.
+   */
+  ErrorTimbrado: defineSearchAttributeKey('ErrorTimbrado', SearchAttributeType.KEYWORD_LIST),
   /** The attempt a delivery is on or waits for: `IntentosEntrega > 1 AND ExecutionStatus="Running"` is failing. */
   IntentosEntrega: defineSearchAttributeKey('IntentosEntrega', SearchAttributeType.INT),
 } as const;

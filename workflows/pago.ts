@@ -3,6 +3,7 @@ import {
   condition,
   defineUpdate,
   patched,
+  proxyActivities,
   proxyLocalActivities,
   setHandler,
   upsertSearchAttributes,
@@ -10,6 +11,7 @@ import {
 import type { Actividades } from '../activities';
 import type { EntradaPago } from '../activities/pagos';
 import { ATRIBUTOS } from './atributos';
+import { CANCELABLE, crearEsperas, pasoAcotado } from './pasos';
 import { generarPdf, timbrarConPasos, type ResultadoTimbrado } from './timbrado';
 
 const PARCHE_TIMBRANDO = 'pago-estado-timbrando';
@@ -27,30 +29,60 @@ const libro = proxyLocalActivities<Actividades>({
   summary: 'Registro del pago en el libro de saldos',
 });
 
+// Since this patch the ledger step is bounded like the stamping steps (workflows/pasos.ts): a few local tries,
+// then a regular activity with backoff while the database is down.
+const PARCHE_LIBRO_ACOTADO = 'libro-acotado';
+const libroLocal = proxyLocalActivities<Actividades>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+  summary: 'Registro del pago en el libro de saldos',
+});
+const libroRemoto = proxyActivities<Actividades>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds' },
+  summary: 'Registro del pago en el libro de saldos',
+  ...CANCELABLE,
+});
+
 /**
  * One per payment (workflow id `pago:<pago>`): the ledger step under the invoices' locks, then its payment
  * CFDI through the same stamping path as any invoice (exactly once, lost answers recovered), then its PDF.
  */
 export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
+  const esperas = crearEsperas();
   let resultado: ResultadoPago | undefined;
   setHandler(esperarPago, async () => {
     await condition(() => resultado !== undefined);
     return resultado!;
   });
 
-  const paso = await libro.registrarPagoEnLibro(e);
+  const paso = patched(PARCHE_LIBRO_ACOTADO)
+    ? (
+        await pasoAcotado(
+          'libro',
+          esperas,
+          () => libroLocal.registrarPagoEnLibro(e),
+          () => libroRemoto.registrarPagoEnLibro(e),
+        )
+      ).valor
+    : await libro.registrarPagoEnLibro(e);
   if (paso.estado === 'rechazado') {
     resultado = 'rechazado';
     upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: 'rechazado' }]);
   } else {
-    const cfdi = { facturaId: paso.facturaPagoId, cuentaId: e.cuentaId, modo: e.modo };
+    // The request that registered the payment is behind its CFDI's events too.
+    const cfdi = {
+      facturaId: paso.facturaPagoId,
+      cuentaId: e.cuentaId,
+      modo: e.modo,
+      ...(e.origen ? { origen: e.origen } : {}),
+    };
     // Version 2 shows the stamping as `timbrando`, so the README's stuck-stamping filter finds payments too.
     upsertSearchAttributes([
       { key: ATRIBUTOS.FacturaId, value: paso.facturaPagoId },
       ...(patched(PARCHE_TIMBRANDO) ? [{ key: ATRIBUTOS.EstadoFactura, value: 'timbrando' }] : []),
     ]);
-    resultado = await timbrarConPasos(cfdi);
-    upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: resultado }]);
+    resultado = await timbrarConPasos(cfdi, esperas);
     if (resultado === 'timbrada') await generarPdf(cfdi);
   }
   await condition(allHandlersFinished);

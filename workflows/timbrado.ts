@@ -11,6 +11,7 @@ import {
 import type { Actividades } from '../activities';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
+import { CANCELABLE, crearEsperas, pasoAcotado, type Esperas } from './pasos';
 import { REINTENTO_PAC } from './reintentos';
 
 export type ResultadoTimbrado = 'timbrada' | 'fallido';
@@ -48,6 +49,27 @@ const pac = proxyActivities<Actividades>({
   summary: 'Timbrado con el PAC',
 });
 
+// Since PARCHE_ACOTADOS a local step runs a few times at most: while the database (or the PAC) stays down, a
+// regular activity retries it with backoff, so the history does not grow per attempt (local retries past a
+// minute each add a timer) and an operator's retry-now can cut the wait.
+const PARCHE_ACOTADOS = 'pasos-acotados';
+const localesAcotados = proxyLocalActivities<Actividades>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1 second', maximumAttempts: 3 },
+});
+const remotasCancelables = proxyActivities<Actividades>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '2 seconds', maximumInterval: '30 seconds' },
+  ...CANCELABLE,
+});
+const pacCancelable = proxyActivities<Actividades>({
+  startToCloseTimeout: '60 seconds',
+  heartbeatTimeout: '5 seconds',
+  retry: REINTENTO_PAC,
+  summary: 'Timbrado con el PAC',
+  ...CANCELABLE,
+});
+
 const pdf = proxyActivities<Actividades>({
   startToCloseTimeout: '60 seconds',
   retry: { initialInterval: '2 seconds', maximumInterval: '5 minutes' },
@@ -63,20 +85,64 @@ async function timbrar(e: EntradaTimbrado, conLocales: boolean) {
   }
 }
 
+async function timbrarAcotado(e: EntradaTimbrado, esperas: Esperas): Promise<ResultadoTimbrado> {
+  let falla = false;
+  const paso = async (nombre: string, f: 'prepararTimbrado' | 'enviarAlPac') => {
+    const local = nombre === 'pac' ? pacRapido : localesAcotados;
+    const remota = nombre === 'pac' ? pacCancelable : remotasCancelables;
+    const r = await pasoAcotado(
+      nombre,
+      esperas,
+      () => local[f](e),
+      () => remota[f](e),
+    );
+    falla ||= r.falla;
+    return r.valor;
+  };
+  const preparado = await paso('preparacion', 'prepararTimbrado');
+  // Found by RFC or serie-folio while it is still on its way.
+  if (preparado.estado !== 'rechazado' && preparado.referencias?.length)
+    upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: preparado.referencias }]);
+  const r = preparado.estado === 'listo' ? await paso('pac', 'enviarAlPac') : preparado;
+  if (r.estado === 'rechazado') {
+    await pasoAcotado(
+      'registro',
+      esperas,
+      () => localesAcotados.registrarRechazo(e, r.error),
+      () => remotasCancelables.registrarRechazo(e, r.error),
+    );
+    upsertSearchAttributes([
+      { key: ATRIBUTOS.EstadoFactura, value: 'fallido' },
+      { key: ATRIBUTOS.ErrorTimbrado, value: [r.error.paso ?? 'pac', r.error.codigo] },
+    ]);
+    return 'fallido';
+  }
+  upsertSearchAttributes([
+    { key: ATRIBUTOS.EstadoFactura, value: 'timbrada' },
+    ...(r.referencias?.length ? [{ key: ATRIBUTOS.Referencias, value: r.referencias }] : []),
+    ...(falla ? [{ key: ATRIBUTOS.ErrorTimbrado, value: [] as string[] }] : []),
+  ]);
+  return 'timbrada';
+}
+
 /**
  * Seal, pre-validate and stamp exactly once: the stamping path of every CFDI, invoices and payment CFDIs
- * alike (the payment workflow runs it for its CFDI). A rejection is recorded on the invoice with its event.
+ * alike (the payment workflow runs it for its CFDI). A rejection is recorded on the invoice with its event;
+ * the workflow's `EstadoFactura` ends `timbrada` or `fallido`.
  */
-export async function timbrarConPasos(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
+export async function timbrarConPasos(e: EntradaTimbrado, esperas: Esperas): Promise<ResultadoTimbrado> {
   const conLocales = patched(PARCHE_LOCALES);
+  if (conLocales && patched(PARCHE_ACOTADOS)) return timbrarAcotado(e, esperas);
   const pasos = conLocales ? locales : remotas;
   const preparado = await pasos.prepararTimbrado(e);
   const paso = preparado.estado === 'listo' ? await timbrar(e, conLocales) : preparado;
+  let resultado: ResultadoTimbrado = 'timbrada';
   if (paso.estado === 'rechazado') {
     await pasos.registrarRechazo(e, paso.error);
-    return 'fallido';
+    resultado = 'fallido';
   }
-  return 'timbrada';
+  upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: resultado }]);
+  return resultado;
 }
 
 /** Renders and stores the PDF of a stamped CFDI (after the API's wait has its answer). */
@@ -84,6 +150,7 @@ export const generarPdf = (e: EntradaTimbrado) => pdf.generarPdf(e);
 
 /** One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate, stamp exactly once, render the PDF. */
 export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
+  const esperas = crearEsperas();
   // Set once, read by the update handler (which may run before it is set).
   const fin: { resultado?: ResultadoTimbrado } = {};
   setHandler(esperarTimbrado, async () => {
@@ -91,9 +158,8 @@ export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbr
     return fin.resultado!;
   });
 
-  const resultado = await timbrarConPasos(e);
+  const resultado = await timbrarConPasos(e, esperas);
   fin.resultado = resultado;
-  upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: resultado }]);
   if (resultado === 'timbrada') await generarPdf(e);
   await condition(allHandlersFinished);
   return resultado;

@@ -63,7 +63,13 @@ export function autenticacion(deps: {
     // A live key keeps working only while the account meets the live requirements (a CSD can expire).
     if (fila.modo === 'live' && !(await deps.cuenta.liveHabilitado(fila.cuenta_id)))
       throw errorLiveBloqueado();
-    req.alcance = { cuentaId: fila.cuenta_id, modo: fila.modo, llaveId: fila.id };
+    req.alcance = {
+      cuentaId: fila.cuenta_id,
+      modo: fila.modo,
+      llaveId: fila.id,
+      // Events record who acted and in which request, also those the worker writes for this operation.
+      origen: { solicitudId: req.id, llaveId: fila.id },
+    };
     req.log = req.log.child({ cuenta_id: fila.cuenta_id, modo: fila.modo, llave_id: fila.id });
     const ahora = Date.now();
     if (ahora - (ultimoUso.get(fila.id) ?? 0) > INTERVALO_USO_MS) {

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { RequestHandler } from 'express';
 import type { Logger } from '../../log/logger';
+import type { MetricasApi } from '../metricas';
 
 declare module 'express-serve-static-core' {
   interface Request {
@@ -41,11 +42,19 @@ export interface Solicitud {
   log: Logger;
 }
 
+/** What a finished request is reported to. */
+export type MedidorSolicitudes = Pick<MetricasApi, 'solicitud'>;
+
 /**
- * Gives a request its id (kept from X-Request-Id when sane), a child logger and an access log line.
- * Plain Node types: the catalog fast path and the Express middleware share it.
+ * Gives a request its id (kept from X-Request-Id when sane), a child logger, an access log line and its
+ * metrics. Plain Node types: the catalog fast path and the Express middleware share it.
  */
-export function abrirSolicitud(logger: Logger, req: IncomingMessage, res: ServerResponse): Solicitud {
+export function abrirSolicitud(
+  logger: Logger,
+  req: IncomingMessage,
+  res: ServerResponse,
+  metricas: MedidorSolicitudes,
+): Solicitud {
   const entrante = req.headers['x-request-id'];
   const id = typeof entrante === 'string' && ID_VALIDO.test(entrante) ? entrante : nuevoId();
   const log = logger.child({ request_id: id });
@@ -55,24 +64,20 @@ export function abrirSolicitud(logger: Logger, req: IncomingMessage, res: Server
   const q = url.indexOf('?');
   const ruta = q < 0 ? url : url.slice(0, q);
   encabezadosDeSeguridad(res, ruta);
+  // Also read now: the app handles HEAD as GET, and the metrics keep what the client sent.
+  const metodo = req.method ?? '';
   const inicio = process.hrtime.bigint();
   res.on('finish', () => {
-    log.info(
-      {
-        metodo: req.method,
-        ruta,
-        status: res.statusCode,
-        duracion_ms: Number(process.hrtime.bigint() - inicio) / 1e6,
-      },
-      'solicitud',
-    );
+    const duracionMs = Number(process.hrtime.bigint() - inicio) / 1e6;
+    log.info({ metodo: req.method, ruta, status: res.statusCode, duracion_ms: duracionMs }, 'solicitud');
+    metricas.solicitud(metodo, ruta, res.statusCode, duracionMs / 1000);
   });
   return { id, log };
 }
 
-export function contexto(logger: Logger): RequestHandler {
+export function contexto(logger: Logger, metricas: MedidorSolicitudes): RequestHandler {
   return (req, res, next) => {
-    const { id, log } = abrirSolicitud(logger, req, res);
+    const { id, log } = abrirSolicitud(logger, req, res, metricas);
     req.id = id;
     req.log = log;
     next();

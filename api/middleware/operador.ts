@@ -1,5 +1,5 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Request, RequestHandler } from 'express';
+import type { RequestHandler } from 'express';
+import { conTokenOperador, desdeLoopback } from '../../seguridad/operador';
 import { ApiError } from '../errores';
 import { claveDeDireccion, errorDemasiadosFallos, type LimiteDeFallos } from './limite';
 
@@ -10,25 +10,10 @@ export interface OpcionesOperador {
   fallos: LimiteDeFallos;
 }
 
-const ENCABEZADOS_REENVIO = ['forwarded', 'x-forwarded-for', 'x-real-ip'];
-
 /**
- * A request from this machine. A reverse proxy on the same host makes every stranger look local, so a
- * request that carries forwarding headers is not taken as local.
- */
-export function desdeLoopback(req: Request): boolean {
-  const ip = req.socket.remoteAddress ?? '';
-  const local = ip === '::1' || /^(::ffff:)?127\./.test(ip);
-  return local && ENCABEZADOS_REENVIO.every((h) => req.headers[h] === undefined);
-}
-
-// Both sides hashed: timingSafeEqual needs equal lengths, and comparing digests does not leak the length.
-const huella = (s: string) => createHash('sha256').update(s).digest();
-const mismoToken = (enviado: string, esperado: string) => timingSafeEqual(huella(enviado), huella(esperado));
-
-/**
- * The guard of the operator routes (detailed health; metrics and the sandbox's fault switch reuse it):
- * loopback, or `Authorization: Bearer <TOKEN_OPERADOR>`. Anyone else gets one 401, whatever was wrong.
+ * The guard of the API's operator routes (detailed health, metrics): loopback, or `Authorization: Bearer
+ * <TOKEN_OPERADOR>` (the checks of seguridad/operador.ts, shared with the sandbox PAC's fault switch). Anyone
+ * else gets one 401, whatever was wrong.
  */
 export function soloOperador(op: OpcionesOperador): RequestHandler {
   return (req, _res, next) => {
@@ -36,8 +21,7 @@ export function soloOperador(op: OpcionesOperador): RequestHandler {
     const cliente = claveDeDireccion(req.socket.remoteAddress);
     const espera = op.fallos.espera(cliente);
     if (espera !== null) throw errorDemasiadosFallos(espera);
-    const enviado = /^Bearer\s+(\S+)\s*$/i.exec(req.get('authorization') ?? '')?.[1];
-    if (op.token && enviado !== undefined && mismoToken(enviado, op.token)) return next();
+    if (conTokenOperador(req, op.token)) return next();
     if (op.fallos.registrarFallo(cliente))
       req.log.warn({ cliente }, 'operador: límite de intentos fallidos alcanzado');
     throw new ApiError(

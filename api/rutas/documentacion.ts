@@ -19,6 +19,9 @@ const PAGINA = `<!doctype html>
 // A file of its own rather than an inline script: the page's CSP allows scripts from this origin only.
 const INICIO = `window.ui = SwaggerUIBundle({ url: '/openapi.yaml', dom_id: '#referencia', deepLinking: true });\n`;
 
+/** This router's paths, as templates (the metrics label requests with them; they are not in the contract). */
+export const RUTAS_DOCUMENTACION = ['/openapi.yaml', '/docs', '/docs/inicio.js', '/docs/recursos/{archivo}'];
+
 export function rutasDocumentacion(rutaOpenApi: string): Router {
   const r = Router();
   r.get('/openapi.yaml', (_req, res) => {

@@ -1,4 +1,5 @@
 import { Router, type Response } from 'express';
+import type { ServicioAuditoria } from '../../servicios/auditoria';
 import type { ServicioEventos } from '../../servicios/eventos';
 import type { ResultadoFactura, ServicioFacturas } from '../../servicios/facturas';
 import { alcanceDe } from '../alcance';
@@ -9,14 +10,26 @@ import { leerPagina, lista } from '../paginacion';
 const responder = (res: Response, r: ResultadoFactura, completa: 200 | 201) =>
   res.status(r.pendiente ? 202 : completa).json(r.factura);
 
-export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEventos): Router {
+export function rutasFacturas(
+  facturas: ServicioFacturas,
+  eventos: ServicioEventos,
+  auditoria: ServicioAuditoria,
+): Router {
   const r = Router();
   r.post('/v1/facturas', async (req, res) => {
     responder(res, await facturas.crear(alcanceDe(req), req.body, creacionDe(res)), 201);
   });
   r.get('/v1/facturas', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;
-    const filtros = { organizacion: q.organizacion, cliente: q.cliente, estado: q.estado, tipo: q.tipo };
+    const filtros = {
+      organizacion: q.organizacion,
+      cliente: q.cliente,
+      estado: q.estado,
+      tipo: q.tipo,
+      timbrado_estado: q.timbrado_estado,
+      creada_antes: q.creada_antes,
+      creada_desde: q.creada_desde,
+    };
     res.json(lista(await facturas.listar(alcanceDe(req), filtros, leerPagina(req.query, 'fac'))));
   });
   r.get('/v1/facturas/:id', async (req, res) => {
@@ -24,6 +37,9 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
   });
   r.post('/v1/facturas/:id/timbrar', async (req, res) => {
     responder(res, await facturas.timbrar(alcanceDe(req), req.params.id), 200);
+  });
+  r.post('/v1/facturas/:id/timbrado/reintentar', async (req, res) => {
+    responder(res, await facturas.reintentarTimbrado(alcanceDe(req), req.params.id), 200);
   });
   r.post('/v1/facturas/:id/cancelar', async (req, res) => {
     responder(res, await facturas.cancelar(alcanceDe(req), req.params.id, req.body), 200);
@@ -40,10 +56,23 @@ export function rutasFacturas(facturas: ServicioFacturas, eventos: ServicioEvent
       .set('Content-Disposition', `inline; filename="${req.params.id}.pdf"`)
       .send(pdf);
   });
+  r.get('/v1/facturas/:id/auditoria', async (req, res) => {
+    const { zip } = await auditoria.paquete(alcanceDe(req), req.params.id);
+    res
+      .type('application/zip')
+      .set('Content-Disposition', `attachment; filename="auditoria-${req.params.id}.zip"`)
+      .send(zip);
+  });
 
   r.get('/v1/eventos', async (req, res) => {
-    const filtros = { tipo: req.query.tipo as string | undefined };
-    res.json(lista(await eventos.listar(alcanceDe(req), filtros, leerPagina(req.query, 'evt'))));
+    const q = req.query as Record<string, string | undefined>;
+    const filtros = { tipo: q.tipo, factura: q.factura, pago: q.pago };
+    // An invoice's or payment's events are a list of their own: its cursors walk only that list.
+    const ambito = [q.factura && `factura:${q.factura}`, q.pago && `pago:${q.pago}`]
+      .filter(Boolean)
+      .join(',');
+    const pagina = leerPagina(req.query, 'evt', ambito || undefined);
+    res.json(lista(await eventos.listar(alcanceDe(req), filtros, pagina), ambito || undefined));
   });
   r.get('/v1/eventos/:id', async (req, res) => {
     res.json(await eventos.obtener(alcanceDe(req), req.params.id));

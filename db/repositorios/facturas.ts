@@ -115,6 +115,10 @@ export interface FiltrosFacturas {
   clienteRfc?: string;
   estado?: string;
   tipo?: string;
+  timbradoEstado?: string;
+  /** Created strictly before / at or after this instant: the age of a pending stamping. */
+  creadaAntes?: Date;
+  creadaDesde?: Date;
 }
 
 export interface FacturaNueva {
@@ -167,6 +171,9 @@ export function crearRepositorioFacturas(db: Knex) {
       }
       if (f.estado) c.where('estado', f.estado);
       if (f.tipo) c.where('tipo', f.tipo);
+      if (f.timbradoEstado) c.where('timbrado_estado', f.timbradoEstado);
+      if (f.creadaAntes) c.where('creado_en', '<', f.creadaAntes);
+      if (f.creadaDesde) c.where('creado_en', '>=', f.creadaDesde);
       return mapearTramo(await paginar<FilaBd>(c, pagina), leer);
     },
 
@@ -361,7 +368,33 @@ export function crearRepositorioFacturas(db: Knex) {
       ]);
       return { timbrados, cancelaciones };
     },
+
+    /**
+     * Operational figures for the metrics, across every account and mode on purpose: only the operator's
+     * `GET /metricas` reads them, and they carry no data of any account. How many stampings are pending, and
+     * how long ago the oldest pending invoice was created (from the creation rather than `actualizado_en`,
+     * which every retry moves: a stamping retried for hours must not look fresh). An index range
+     * (`facturas_timbrado_pendiente`): the cost follows the backlog, not the table.
+     */
+    async pendientesDeTimbrar(): Promise<TimbradosPendientes> {
+      const fila = (await db('facturas').where('timbrado_estado', 'pendiente').first(
+        db.raw('COUNT(*) AS pendientes'),
+        // Both sides on the server's clock: no skew with this process's.
+        db.raw('UNIX_TIMESTAMP(NOW(3)) - UNIX_TIMESTAMP(MIN(creado_en)) AS segundos'),
+      )) as { pendientes: number | string; segundos: number | string | null };
+      return {
+        pendientes: Number(fila.pendientes),
+        masAntiguoSegundos: fila.segundos === null ? 0 : Math.max(0, Number(fila.segundos)),
+      };
+    },
   };
+}
+
+/** Pending stampings across the whole service (see `pendientesDeTimbrar`). */
+export interface TimbradosPendientes {
+  pendientes: number;
+  /** Age of the oldest pending one, in seconds; 0 when none is pending. */
+  masAntiguoSegundos: number;
 }
 
 /** An operation MySQL says is waiting, with what its workflow needs to start. */

@@ -215,6 +215,22 @@ export function crearRepositorioPagos(db: Knex) {
       return filas.map((f: { pago_id: string }) => f.pago_id);
     },
 
+    /**
+     * Every payment the ledger ever took for an invoice, in id order: cancelled and PAC-rejected ones too (their
+     * rows stay as history), unlike the list. An invoice has a handful: no pagination.
+     */
+    async deFactura(a: Alcance, facturaId: string): Promise<FilaPago[]> {
+      const c = consulta(a)
+        .whereExists(
+          db('pagos_facturas')
+            .select(db.raw('1'))
+            .whereRaw('pagos_facturas.pago_id = pagos.id')
+            .andWhere('pagos_facturas.factura_id', facturaId),
+        )
+        .orderBy('pagos.id');
+      return conLibro((await c) as FilaBd[]);
+    },
+
     /** System work, across accounts (the start reconciler): payments still registering since before `antesDe`. */
     async registrosPendientes(
       antesDe: Date,

@@ -15,11 +15,14 @@ export interface ConfigSandbox {
   latenciaMs: number;
   falla: ModoFalla;
   esperaMaximaMs: number;
+  /** TOKEN_OPERADOR: the fault switch from outside this machine; absent, loopback only. */
+  tokenOperador?: string;
 }
 
-/** The sandbox's settings, from the project's one configuration module (PAC_SANDBOX_* variables). */
+/** The sandbox's settings, from the project's one configuration module (PAC_SANDBOX_*, TOKEN_OPERADOR). */
 export function leerConfigSandbox(env: NodeJS.ProcessEnv = process.env): ConfigSandbox {
-  const c = cargarConfigSinSecretos(env).pac.sandbox;
+  const config = cargarConfigSinSecretos(env);
+  const c = config.pac.sandbox;
   return {
     rutaDatos: c.datos ?? join(rutaDatos(), 'pac-sandbox'),
     ...(c.usuario ? { credenciales: { usuario: c.usuario, contrasena: c.contrasena ?? '' } } : {}),
@@ -28,5 +31,6 @@ export function leerConfigSandbox(env: NodeJS.ProcessEnv = process.env): ConfigS
     latenciaMs: c.latenciaMs,
     falla: c.falla,
     esperaMaximaMs: c.esperaMaximaMs,
+    ...(config.tokenOperador ? { tokenOperador: config.tokenOperador } : {}),
   };
 }

@@ -1,4 +1,4 @@
-import express, { type Router } from 'express';
+import express, { type RequestHandler, type Router } from 'express';
 import { z } from 'zod';
 import type { Logger } from '../../log/logger';
 import { MODOS_FALLA, type ModoFalla } from './configuracion';
@@ -109,9 +109,18 @@ const comoJson = (e: CambioFallas) => ({
   ...(e.veces !== undefined ? { veces: e.veces } : {}),
 });
 
-/** GET and POST /sandbox/fallas: the test controls of the runtime mode. */
-export function rutasFallas(estado: EstadoFallas, ahora: () => Date, logger: Logger): Router {
+/**
+ * GET and POST /sandbox/fallas: the operator's controls of the runtime mode. The mode hits every SOAP call,
+ * whoever sends it, so `guardia` (the operator's) goes before every method.
+ */
+export function rutasFallas(
+  estado: EstadoFallas,
+  ahora: () => Date,
+  logger: Logger,
+  guardia: RequestHandler,
+): Router {
   const rutas = express.Router();
+  rutas.all('/sandbox/fallas', guardia);
   rutas.get('/sandbox/fallas', (_req, res) => {
     estado.actual(ahora());
     res.json(comoJson(estado));

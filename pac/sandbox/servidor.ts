@@ -18,6 +18,7 @@ import { crearGetSatStatus } from './manejadores/estatus-sat';
 import { crearRespuestaReceptor, type RespuestaReceptor } from './manejadores/receptor';
 import { Llamadas, rutasLlamadas } from './llamadas';
 import { crearTimbrar } from './manejadores/timbrar';
+import { soloOperador } from './operador';
 import { perezoso } from './recurso';
 import type { Reloj } from './reglas-cancelacion';
 import type { ManejadorSoap } from './respuesta';
@@ -113,7 +114,7 @@ export function crearSandboxPac(deps: DepsSandboxPac): ServidorPac {
     res.type('application/x-pem-file').send((await certificado()).pem);
   });
 
-  app.use(rutasFallas(fallas, ahora, logger));
+  app.use(rutasFallas(fallas, ahora, logger, soloOperador(config.tokenOperador, logger)));
   app.use(rutasLlamadas(llamadas));
   const receptor = crearRespuestaReceptor(cancelacion);
   const responderComoReceptor =

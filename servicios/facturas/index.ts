@@ -21,6 +21,12 @@ export interface Timbrador {
   /** Refuses before anything is stored when stamping cannot happen at all in this mode. */
   exigirDisponible(a: Alcance): void;
   timbrar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
+  /**
+   * Cuts a pending stamping's retry wait short (a new attempt at once) and waits for it like `timbrar`; a
+   * stamping whose workflow is gone (terminated) starts again. A payment CFDI is retried in its payment's
+   * workflow (`pagoId`), without the wait.
+   */
+  reintentar(a: Alcance, factura: { id: string; organizacionId: string; pagoId?: string }): Promise<void>;
 }
 
 /** Starts (or joins) the one cancellation workflow of an invoice and waits for the PAC's first answer. */
@@ -199,6 +205,28 @@ export function crearServicioFacturas(deps: DepsFacturas) {
     },
 
     /**
+     * POST …/timbrado/reintentar: a stamping waiting for the PAC (or the database) to come back tries again now,
+     * not at its next backoff. Exactly once still: the PAC is first asked for the stamp of the same sealed XML.
+     */
+    async reintentarTimbrado(a: Alcance, id: string): Promise<ResultadoFactura> {
+      const f = await fila(a, id);
+      if (f.timbrado_estado !== 'pendiente') {
+        throw new ErrorNegocio(
+          'conflicto',
+          'timbrado_no_pendiente',
+          `Solo se reintenta un timbrado pendiente; el de la factura ${id} está ${f.timbrado_estado}.`,
+          'id',
+        );
+      }
+      await deps.timbrador.reintentar(a, {
+        id,
+        organizacionId: f.organizacion_id,
+        pagoId: f.documento.pago?.id,
+      });
+      return resultadoTimbrado(a, id);
+    },
+
+    /**
      * POST …/cancelar: only a stamped invoice, one cancellation at a time; motivo 01 names the stamped
      * replacement, an invoice of the same organization that relates to this one with tipo_relacion 04.
      */
@@ -288,7 +316,15 @@ export function crearServicioFacturas(deps: DepsFacturas) {
 
     async listar(
       a: Alcance,
-      filtros: { organizacion?: string; cliente?: string; estado?: string; tipo?: string },
+      filtros: {
+        organizacion?: string;
+        cliente?: string;
+        estado?: string;
+        tipo?: string;
+        timbrado_estado?: string;
+        creada_antes?: string;
+        creada_desde?: string;
+      },
       pagina: Pagina,
     ) {
       // The client filter takes a client id, or an RFC (any client with it, in any organization of the scope).
@@ -307,6 +343,9 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         clienteRfc: filtros.cliente && !porId ? filtros.cliente.toUpperCase() : undefined,
         estado: filtros.estado,
         tipo: filtros.tipo,
+        timbradoEstado: filtros.timbrado_estado,
+        creadaAntes: filtros.creada_antes ? new Date(filtros.creada_antes) : undefined,
+        creadaDesde: filtros.creada_desde ? new Date(filtros.creada_desde) : undefined,
       };
       return mapearTramo(await repo.listar(a, f, pagina), dtoFactura);
     },

@@ -283,18 +283,26 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
       ['la misma cuenta en live', duenio.http.live, 'test'],
       ['la misma cuenta en test', duenio.http.test, 'live'],
     ];
+    // The filter naming one of the owner's resources of the mode the intruder must not see (none: not tried).
+    const PREFIJOS: Record<string, string> = { factura: 'fac_', pago: 'pago_' };
+    const valorFiltro = (nombre: string, modo: Modo): string | undefined => {
+      if (nombre === 'organizacion') return duenio.org[modo];
+      if (nombre === 'cliente') return duenio.cli[modo];
+      return [...propios[modo]].find((id) => id.startsWith(PREFIJOS[nombre]!));
+    };
     for (const o of listas) {
       const filtros = o.parametros.filter(
-        (p) => p.en === 'query' && ['organizacion', 'cliente'].includes(p.nombre),
+        (p) => p.en === 'query' && ['organizacion', 'cliente', 'factura', 'pago'].includes(p.nombre),
       );
       for (const [quien, http, ajeno] of intrusos) {
         // Keys belong to the account: its two modes share them.
         if (o.plantilla === '/v1/llaves_api' && quien !== 'otra cuenta') continue;
         const consultas = [
           'paginacion.limite=100',
-          ...filtros.map(
-            (p) => `${p.nombre}=${p.nombre === 'organizacion' ? duenio.org[ajeno] : duenio.cli[ajeno]}`,
-          ),
+          ...filtros
+            .map((p) => [p.nombre, valorFiltro(p.nombre, ajeno)])
+            .filter(([, v]) => v !== undefined)
+            .map(([n, v]) => `${n}=${v}`),
         ];
         for (const q of consultas) {
           const r = await http.get(`${o.plantilla}?${q}`);
@@ -302,7 +310,7 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
           const vistos: string[] = Array.isArray(r.body?.datos) ? r.body.datos.map((x: any) => x.id) : [];
           const fuga = vistos.filter((id) => propios[ajeno].has(id));
           if (fuga.length) fallas.push(`${o.plantilla}?${q} con ${quien}: ve ${fuga.join(', ')}`);
-          // A filter naming someone else's organization or client is a missing one: 404.
+          // A filter naming someone else's organization, client, invoice or payment is a missing one: 404.
           if (q !== 'paginacion.limite=100' && r.status !== 404)
             fallas.push(`${o.plantilla}?${q} con ${quien}: ${r.status} (${vistos.length} elementos)`);
         }

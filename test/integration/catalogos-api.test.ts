@@ -1,11 +1,13 @@
 import type { Server } from 'node:http';
 import { connect, type AddressInfo } from 'node:net';
 import express from 'express';
+import { crearMetricasApi } from '../../api/metricas';
 import { contexto } from '../../api/middleware/contexto';
 import { manejadorErrores, rutaNoEncontrada } from '../../api/middleware/manejador-errores';
 import { crearServidor } from '../../api/servidor';
 import { CatalogosEnMemoria, hoyEnMexico } from '../../db/catalogos/memoria';
 import { crearKnex, type Knex } from '../../db/conexion';
+import { crearRepositorioFacturas } from '../../db/repositorios/facturas';
 import { crearLogger } from '../../log/logger';
 
 // The API's HTTP server over real HTTP with the catalogs of the test database (the global setup loaded
@@ -18,11 +20,12 @@ let url: string;
 beforeAll(async () => {
   db = crearKnex(process.env.DATABASE_URL!);
   const logger = crearLogger('prueba', 'silent');
+  const metricas = crearMetricasApi(crearRepositorioFacturas(db));
   const app = express();
-  app.use(contexto(logger));
+  app.use(contexto(logger, metricas));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
-  const s = crearServidor({ app, catalogos: await CatalogosEnMemoria.cargar(db), logger });
+  const s = crearServidor({ app, catalogos: await CatalogosEnMemoria.cargar(db), logger, metricas });
   servidor = await new Promise<Server>((resolve) => s.listen(0, '127.0.0.1', () => resolve(s)));
   url = `http://127.0.0.1:${(servidor.address() as AddressInfo).port}`;
 });

@@ -276,6 +276,64 @@ describe('PAC sandbox a través del adaptador Finkok', () => {
       expect((await post('/sandbox/fallas', { modo: 'roto' })).status).toBe(400);
     });
 
+    it('el control global de fallas es del operador: reenviado sin token o con otro → 401 y no se aplica', async () => {
+      const TOKEN = 'operador-'.padEnd(40, '9');
+      const base = await levantar({ tokenOperador: TOKEN });
+      // A forwarded request is not local even on loopback (a reverse proxy on the same host).
+      const ajeno = { 'content-type': 'application/json', 'X-Forwarded-For': '203.0.113.9' };
+      const cambiar = (encabezados: Record<string, string>, cuerpo: unknown) =>
+        fetch(`${base}/sandbox/fallas`, {
+          method: 'POST',
+          headers: { ...ajeno, ...encabezados },
+          body: JSON.stringify(cuerpo),
+        });
+      const intentos: Record<string, string>[] = [
+        {},
+        { Authorization: `Bearer ${'x'.repeat(40)}` },
+        { Authorization: `Bearer ${TOKEN}x` },
+        { Authorization: `Basic ${TOKEN}` },
+      ];
+      for (const enc of intentos) {
+        const r = await cambiar(enc, { modo: 'caido' });
+        expect(r.status).toBe(401);
+        expect(r.headers.get('www-authenticate')).toMatch(/^Bearer realm="operador"/);
+        expect(await r.json()).toEqual({
+          error: 'solo el operador',
+          detalle: [expect.stringMatching(/operador/)],
+        });
+      }
+      // Every method: reading the mode is the operator's too.
+      expect((await fetch(`${base}/sandbox/fallas`, { headers: ajeno })).status).toBe(401);
+      // Not applied: the mode is still normal and a stamp goes through.
+      expect(await (await fetch(`${base}/sandbox/fallas`)).json()).toEqual({ modo: 'normal', hasta: null });
+      expect(await adaptador(base).timbrar(sellado())).toMatchObject({ tipo: 'timbrado' });
+
+      const conToken = { Authorization: `Bearer ${TOKEN}` };
+      const r = await cambiar(conToken, { modo: 'caido' });
+      expect(r.status).toBe(200);
+      expect(await r.json()).toEqual({ modo: 'caido', hasta: null });
+      await expect(adaptador(base).timbrar(sellado())).rejects.toThrow(/falla de transporte/);
+      const leido = await fetch(`${base}/sandbox/fallas`, { headers: { ...ajeno, ...conToken } });
+      expect(await leido.json()).toEqual({ modo: 'caido', hasta: null });
+      expect((await cambiar(conToken, { modo: 'normal' })).status).toBe(200);
+      expect(await adaptador(base).timbrar(sellado())).toMatchObject({ tipo: 'timbrado' });
+    });
+
+    it('sin TOKEN_OPERADOR el control global solo se usa desde el equipo: ningún token lo abre', async () => {
+      const base = await levantar({ tokenOperador: undefined });
+      const r = await fetch(`${base}/sandbox/fallas`, {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          'X-Real-IP': '203.0.113.10',
+          Authorization: `Bearer ${'operador-'.padEnd(40, '9')}`,
+        },
+        body: JSON.stringify({ modo: 'error_500' }),
+      });
+      expect(r.status).toBe(401);
+      expect(await (await fetch(`${base}/sandbox/fallas`)).json()).toEqual({ modo: 'normal', hasta: null });
+    });
+
     it('credenciales: con PAC_SANDBOX_USUARIO definido, otras credenciales → ErrorPacConfiguracion', async () => {
       const base = await levantar({ credenciales: { usuario: 'integrador', contrasena: 'secreta' } });
       await expect(adaptador(base).timbrar(sellado())).rejects.toBeInstanceOf(ErrorPacConfiguracion);

@@ -4,7 +4,8 @@ import { leerHistoria, repetirHistoria } from '../support/historias';
 import { iniciarPila, type Pila } from '../support/pila';
 
 // Payments live for as long as their stamping takes: every released version of the payment workflow must
-// replay with the current code. pago-v1.json was recorded by the first version (before the `timbrando` patch).
+// replay with the current code. pago-v1.json was recorded by the first version (before the `timbrando` patch),
+// pago-v2.json by the second (before the bounded ledger step).
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -43,6 +44,11 @@ describe('historias del pago', () => {
       ).length,
     );
     await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
+
+    // The second version (the `timbrando` patch, ledger retried locally without bound).
+    const v2 = leerHistoria('pago-v2.json');
+    expect(v2.programadas).toEqual(['generarPdf']);
+    await expect(repetirHistoria(v2.historia, 'pago:historia-v2')).resolves.toBeUndefined();
 
     const v1 = leerHistoria('pago-v1.json');
     expect(v1.programadas).toEqual(['generarPdf']);

@@ -23,6 +23,18 @@ describe('historias del timbrado', () => {
     await expect(repetirHistoria(historia, 'timbrado:historia-remota')).resolves.toBeUndefined();
   });
 
+  it('replays the stampings of the version before the bounded steps (pasos-locales, unbounded local retries)', async () => {
+    const local = leerHistoria('timbrado-pasos-locales.json');
+    expect(local.programadas).toEqual(['generarPdf']);
+    await expect(repetirHistoria(local.historia, 'timbrado:historia-pasos-locales')).resolves.toBeUndefined();
+    // Its first PAC attempt lost the answer: the regular activity took over.
+    const reintento = leerHistoria('timbrado-pac-reintento.json');
+    expect(reintento.programadas).toEqual(['enviarAlPac', 'generarPdf']);
+    await expect(
+      repetirHistoria(reintento.historia, 'timbrado:historia-pac-reintento'),
+    ).resolves.toBeUndefined();
+  });
+
   it('a stamping of the current code seals and stamps locally, and its history replays', async () => {
     const c = await cuentaLista(pila);
     const r = await c.http.post('/v1/facturas', facturaNueva(c));
@@ -32,8 +44,9 @@ describe('historias del timbrado', () => {
     const historia = await handle.fetchHistory();
     const contar = (tipo: temporal.api.enums.v1.EventType) =>
       (historia.events ?? []).filter((e) => e.eventType === tipo).length;
-    // Patch marker + prepararTimbrado + enviarAlPac as markers; only the PDF is scheduled on the server.
-    expect(contar(EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(3);
+    // Two patch markers (`pasos-locales`, `pasos-acotados`) + prepararTimbrado + enviarAlPac as markers; only
+    // the PDF is scheduled on the server.
+    expect(contar(EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(4);
     expect(contar(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED)).toBe(1);
     await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
   });

@@ -6,6 +6,7 @@ import { runInNewContext } from 'node:vm';
 import { nuevoId } from '../../db/ids';
 import { crearRepositorioEventos } from '../../db/repositorios/eventos';
 import { crearTransacciones } from '../../db/transacciones';
+import { alcanceSistema } from '../../dominio/alcance';
 import { crearBoveda } from '../../seguridad/boveda';
 import { asegurarProgramaciones, idsProgramaciones } from '../../temporal/programaciones';
 import { nuevoSecretoWebhook } from '../../webhooks/firma';
@@ -122,7 +123,16 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
       expect(r.recibidas.every((x) => x.encabezados['x-facturacion-entrega'] === e.id)).toBe(true);
       const cuerpo = JSON.parse(r.recibidas[0]!.cuerpo.toString('utf8'));
       expect(cuerpo).toEqual((await c.http.get(`/v1/eventos/${ev.id}`)).body);
-      expect(Object.keys(cuerpo)).toEqual(['id', 'objeto', 'modo', 'tipo', 'creado_en', 'datos']);
+      expect(Object.keys(cuerpo)).toEqual([
+        'id',
+        'objeto',
+        'modo',
+        'tipo',
+        'creado_en',
+        'actor',
+        'solicitud',
+        'datos',
+      ]);
       // The README's snippet accepts every real delivery, and refuses a changed byte or another secret.
       for (const x of r.recibidas) {
         expect(readme.verificarFirma(x.cuerpo, x.encabezados, w.secreto_firma)).toBe(true);
@@ -417,7 +427,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
       // Written as the service writes events, but with no after-commit dispatch: only the outbox row remains.
       const eventos = crearRepositorioEventos(pila.db);
       const id = await crearTransacciones(pila.db).ejecutar((tx) =>
-        eventos.registrar(tx, { cuentaId: c.cuentaId, modo: 'test' }, 'pago.creado', {
+        eventos.registrar(tx, alcanceSistema({ cuentaId: c.cuentaId, modo: 'test' }), 'pago.creado', {
           id: 'pago_x',
           objeto: 'pago',
         }),

@@ -16,6 +16,8 @@ export async function lanzarWorkerProceso(
       TEMPORAL_TASK_QUEUE: pila.taskQueue,
       PAC_SANDBOX_URL: pila.pacUrl,
       LOG_LEVEL: 'info',
+      // Any free port: several workers (and a running `make up`) would fight over the default.
+      WORKER_METRICAS: '127.0.0.1:0',
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

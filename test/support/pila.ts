@@ -7,9 +7,11 @@ import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporal
 import { crearApp } from '../../api/app';
 import { crearServidor } from '../../api/servidor';
 import { crearServicios } from '../../api/composicion';
+import { crearMetricasApi } from '../../api/metricas';
 import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
 import { crearKnex, type Knex } from '../../db/conexion';
+import { crearRepositorioFacturas } from '../../db/repositorios/facturas';
 import { conectarTemporal } from '../../temporal/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
 import { leerConfigSandbox } from '../../pac/sandbox/configuracion';
@@ -18,6 +20,7 @@ import { Navegador } from '../../pdf/navegador';
 import { crearBoveda } from '../../seguridad/boveda';
 import { crearDepsActividades } from '../../worker/composicion';
 import { crearWorker, identidadWorker } from '../../worker/crear';
+import { telemetriaWorker } from '../../worker/metricas';
 import { crearPacPara } from '../../pac/fabrica';
 import { crearCanceladorTemporal } from '../../temporal/cancelador';
 import { crearRegistradorPagosTemporal } from '../../temporal/registrador-pagos';
@@ -80,6 +83,11 @@ export interface OpcionesPila {
   databaseUrl?: string;
   /** The Temporal server (default TEMPORAL_ADDRESS), e.g. a private one a test restarts. */
   temporalAddress?: string;
+  /**
+   * `IP:port` of the worker's Prometheus endpoint, as WORKER_METRICAS. The Temporal runtime is installed once
+   * per test file, by its first stack: only that one's option counts. Default: no exporter.
+   */
+  metricasWorker?: string;
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -91,7 +99,10 @@ let catalogos: Promise<CatalogosEnMemoria> | undefined;
  */
 export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   if (!runtimeInstalado) {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    Runtime.install({
+      logger: new DefaultLogger('WARN'),
+      ...(op.metricasWorker ? { telemetryOptions: telemetriaWorker(op.metricasWorker) } : {}),
+    });
     runtimeInstalado = true;
   }
   const base = cargarConfig(process.env);
@@ -147,6 +158,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         graciaReanudacionMs: op.graciaReanudacionMs,
         logger,
         webhooksLocalesEnTest: true,
+        metricas: Runtime.instance().metricMeter,
       }),
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     });
@@ -181,13 +193,16 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     logger,
     webhooksLocalesEnTest: true,
   });
+  const metricas = crearMetricasApi(crearRepositorioFacturas(db));
   const api = await escuchar(
     crearServidor({
       logger,
       catalogos: cat,
+      metricas,
       app: crearApp({
         logger,
         servicios,
+        metricas,
         limite: op.limite ?? config.limiteSolicitudes,
         fallosAutenticacion: op.fallosAutenticacion ?? config.fallosAutenticacion,
         tokenOperador: op.tokenOperador ?? config.tokenOperador,

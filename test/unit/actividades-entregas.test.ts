@@ -164,6 +164,8 @@ describe('intentarEntrega', () => {
       modo: 'test',
       tipo: 'factura.timbrada',
       creado_en: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      actor: { tipo: 'llave', id: x.a.llaveId },
+      solicitud: null,
       datos: { id: 'fac_1', total: '116.00' },
     });
     expect(Object.keys(JSON.parse(cuerpo.toString('utf8')))).toEqual([
@@ -172,6 +174,8 @@ describe('intentarEntrega', () => {
       'modo',
       'tipo',
       'creado_en',
+      'actor',
+      'solicitud',
       'datos',
     ]);
 

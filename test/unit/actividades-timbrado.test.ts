@@ -25,7 +25,7 @@ const eventos = async () => (await x.s.eventos.listar(x.a, {}, { limite: 100 }))
 /** An invoice sealed and ready for the PAC. */
 async function sellada() {
   const e = await pendiente();
-  expect(await x.act.prepararTimbrado(e)).toEqual({ estado: 'listo' });
+  expect(await x.act.prepararTimbrado(e)).toMatchObject({ estado: 'listo' });
   return e;
 }
 
@@ -35,7 +35,15 @@ const enviar = (e: { facturaId: string }, o: { local?: boolean } = {}) =>
 describe('prepararTimbrado', () => {
   it('sella con el CSD activo, con la Fecha del reloj, y lo guarda con el documento', async () => {
     const e = await pendiente();
-    expect(await x.act.prepararTimbrado(e)).toEqual({ estado: 'listo' });
+    const antes = guardada(e.facturaId);
+    // What ops search the workflow by: the two RFCs and serie-folio (no names, amounts or addresses).
+    const serieFolio = [antes.documento.entrada.serie, antes.documento.entrada.folio]
+      .filter(Boolean)
+      .join('-');
+    expect(await x.act.prepararTimbrado(e)).toEqual({
+      estado: 'listo',
+      referencias: [antes.documento.entrada.emisor.rfc, antes.documento.cliente.rfc, serieFolio],
+    });
     const f = guardada(e.facturaId);
     expect(f.xml_sellado).toContain(`NoCertificado="${CSD_VALIDO.noCertificado}"`);
     expect(f.xml_sellado).toMatch(/Sello="[A-Za-z0-9+/=]{100,}"/);
@@ -50,7 +58,7 @@ describe('prepararTimbrado', () => {
     const primero = guardada(e.facturaId).xml_sellado;
     x.reloj.ahora = new Date(x.reloj.ahora.getTime() + 60_000);
     const certificado = jest.spyOn(x.m.certificados, 'activoConSecretos');
-    expect(await x.act.prepararTimbrado(e)).toEqual({ estado: 'listo' });
+    expect(await x.act.prepararTimbrado(e)).toMatchObject({ estado: 'listo' });
     expect(guardada(e.facturaId).xml_sellado).toBe(primero);
     expect(certificado).not.toHaveBeenCalled();
   });
@@ -58,7 +66,7 @@ describe('prepararTimbrado', () => {
   it('una factura ya timbrada no se vuelve a preparar', async () => {
     const factura = await x.facturar();
     const antes = x.m.almacen.volcado();
-    expect(await x.act.prepararTimbrado(x.entrada(factura.id))).toEqual({ estado: 'timbrada' });
+    expect(await x.act.prepararTimbrado(x.entrada(factura.id))).toMatchObject({ estado: 'timbrada' });
     expect(x.m.almacen.volcado()).toBe(antes);
   });
 
@@ -97,7 +105,10 @@ describe('prepararTimbrado', () => {
     const e = await pendiente();
     guardada(e.facturaId).documento.entrada.conceptos[0]!.descripcion = 'Servicio\u0001';
     const r = await x.act.prepararTimbrado(e);
-    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'comprobante_invalido' } });
+    expect(r).toMatchObject({
+      estado: 'rechazado',
+      error: { codigo: 'comprobante_invalido', paso: 'sellado' },
+    });
     expect(r.estado === 'rechazado' && r.error.mensaje).toContain('U+0001');
     expect(guardada(e.facturaId).xml_sellado).toBeNull();
     expect(x.pac.llamadas).toEqual([]);
@@ -111,7 +122,10 @@ describe('prepararTimbrado', () => {
     danada[0] = danada[0]! ^ 0xff;
     certificados.cambiar(cert.id, { llave_cifrada: danada });
     const r = await x.act.prepararTimbrado(e);
-    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'comprobante_invalido' } });
+    expect(r).toMatchObject({
+      estado: 'rechazado',
+      error: { codigo: 'comprobante_invalido', paso: 'sellado' },
+    });
     expect(x.pac.llamadas).toEqual([]);
   });
 });
@@ -119,8 +133,10 @@ describe('prepararTimbrado', () => {
 describe('enviarAlPac', () => {
   it('timbra y escribe el timbre y su evento factura.timbrada juntos', async () => {
     const e = await sellada();
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    const r = await enviar(e);
     const f = guardada(e.facturaId);
+    // Its UUID joins the references once stamped.
+    expect(r).toMatchObject({ estado: 'timbrada', referencias: expect.arrayContaining([f.uuid]) });
     expect(f).toMatchObject({ estado: 'timbrada', timbrado_estado: 'timbrada', timbrado_intentos: 1 });
     expect(f.xml_timbrado).toContain(f.uuid!);
     expect(x.pac.metodos()).toEqual(['timbrar']);
@@ -135,7 +151,7 @@ describe('enviarAlPac', () => {
     await expect(enviar(e)).rejects.toThrow('conexión perdida');
     expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', uuid: null, xml_timbrado: null });
     expect(await eventos()).toEqual([]);
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
     expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre']);
   });
 
@@ -150,7 +166,7 @@ describe('enviarAlPac', () => {
       timbrado_error: { codigo: 'pac_no_disponible' },
     });
     expect(await eventos()).toEqual([]);
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
     expect(guardada(e.facturaId).timbrado_error).toBeNull();
   });
 
@@ -158,7 +174,7 @@ describe('enviarAlPac', () => {
     const e = await sellada();
     x.pac.alTimbrar({ tipo: 'caido' });
     await expect(enviar(e)).rejects.toThrow();
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
     expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre', 'timbrar']);
     // Both attempts sent the very bytes sealed once.
     const enviados = x.pac.llamadas.flatMap((l) => (l.metodo === 'timbrar' ? [l.xml] : []));
@@ -169,7 +185,7 @@ describe('enviarAlPac', () => {
     const e = await sellada();
     x.pac.alTimbrar({ tipo: 'perdido' });
     await expect(enviar(e)).rejects.toBeInstanceOf(ErrorPacTransitorio);
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
     expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre']);
     expect(guardada(e.facturaId).timbrado_intentos).toBe(2);
   });
@@ -179,7 +195,7 @@ describe('enviarAlPac', () => {
     x.pac.alTimbrar({ tipo: 'rechazado', codigo: 'CFDI40102', mensaje: 'Sello inválido.' });
     expect(await enviar(e)).toEqual({
       estado: 'rechazado',
-      error: { codigo: 'CFDI40102', mensaje: 'Sello inválido.' },
+      error: { codigo: 'CFDI40102', mensaje: 'Sello inválido.', paso: 'pac' },
     });
     expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', timbrado_estado: 'pendiente' });
     expect(await eventos()).toEqual([]);
@@ -211,7 +227,7 @@ describe('enviarAlPac', () => {
       return r;
     });
     const guardarTimbre = jest.spyOn(x.m.facturas, 'guardarTimbre');
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
     // Only the concurrent attempt's write: the activity saw the stamp under the lock and left it.
     expect(guardarTimbre).toHaveBeenCalledTimes(1);
     expect(await eventos()).toEqual([]);
@@ -220,7 +236,7 @@ describe('enviarAlPac', () => {
   it('una factura ya timbrada no llama al PAC', async () => {
     const e = await sellada();
     await enviar(e);
-    expect(await enviar(e)).toEqual({ estado: 'timbrada' });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
     expect(x.pac.metodos()).toEqual(['timbrar']);
     expect(guardada(e.facturaId).timbrado_intentos).toBe(1);
   });
@@ -252,7 +268,7 @@ describe('enviarAlPac', () => {
       const contexto = crearContextoActividad({ local });
       const envio = contexto.ejecutar(() => x.act.enviarAlPac(e));
       await jest.advanceTimersByTimeAsync(3_500);
-      expect(await envio).toEqual({ estado: 'timbrada' });
+      expect(await envio).toMatchObject({ estado: 'timbrada' });
       expect(contexto.latidos()).toBe(esperados);
       // The interval is cleared: no heartbeat after the answer.
       await jest.advanceTimersByTimeAsync(5_000);

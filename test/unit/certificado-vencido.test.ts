@@ -106,6 +106,7 @@ describe('CSD activo vencido', () => {
       error: {
         codigo: 'certificado_vencido',
         mensaje: `El certificado ${CSD_VALIDO.noCertificado} (${x.ids.cert}) venció el ${AHORA.toISOString().slice(0, 10)} y ya no puede sellar: suba un CSD vigente con POST /v1/certificados.`,
+        paso: 'certificado',
       },
     });
     expect(abrir).not.toHaveBeenCalled();

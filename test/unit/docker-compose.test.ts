@@ -31,6 +31,7 @@ interface Servicio {
   healthcheck?: { test?: string | string[] };
   volumes?: (string | { source?: string; target: string })[];
   restart?: string;
+  user?: string;
 }
 
 interface Compose {
@@ -41,6 +42,7 @@ interface Compose {
 const SERVICIOS_ESPERADOS = [
   'mysql',
   'temporal-admin-tools',
+  'temporal-archivo',
   'temporal',
   'temporal-create-namespace',
   'temporal-ui',
@@ -178,6 +180,17 @@ function montaje(s: Servicio, destino: string): string | undefined {
   return undefined;
 }
 
+/** Named volumes (declared under the top-level `volumes:`) a service mounts: folder inside → volume. */
+function volumenesConNombre(s: Servicio, compose: Compose): Map<string, string> {
+  const declarados = Object.keys((compose.volumes ?? {}) as Record<string, unknown>);
+  const montados = new Map<string, string>();
+  for (const v of s.volumes ?? []) {
+    const [origen, objetivo] = typeof v === 'string' ? v.split(':') : [v.source, v.target];
+    if (origen && objetivo && declarados.includes(origen)) montados.set(objetivo, origen);
+  }
+  return montados;
+}
+
 interface Pila {
   compose: Compose;
   servicio(nombre: string): Servicio;
@@ -295,6 +308,14 @@ describe('docker-compose.yml de producción', () => {
     expect(url).toBeDefined();
     expect(new URL(url!).pathname).toBe('/salud/vivo');
     expect(Number(new URL(url!).port)).toBe(port);
+  });
+
+  it('el PAC sandbox recibe el mismo TOKEN_OPERADOR que la API (su interruptor global de fallas es del operador)', () => {
+    const token = 'operador-'.padEnd(40, '5');
+    const conToken = cargarPila({ ...REQUERIDAS, TOKEN_OPERADOR: token });
+    expect(conToken.config.api.tokenOperador).toBe(token);
+    expect(conToken.config['pac-sandbox'].tokenOperador).toBe(token);
+    expect(pila.config['pac-sandbox'].tokenOperador).toBe(pila.config.api.tokenOperador);
   });
 
   it('la API y el worker llegan al PAC sandbox en el puerto en que escucha', () => {
@@ -421,6 +442,62 @@ describe('docker-compose.yml de producción', () => {
     expect(guion).toMatch(/--retention/);
   });
 
+  it('el namespace archiva historias y visibilidad en file:// dentro de un volumen del servidor', () => {
+    const temporal = pila.servicio('temporal');
+    const montados = volumenesConNombre(temporal, pila.compose);
+    const creador = pila.servicio('temporal-create-namespace');
+    const entorno = entornoServicio(creador);
+    // Shell line continuations joined: each command on one line.
+    const guion = comando(creador)
+      .join('\n')
+      .replace(/\\\n\s*/g, ' ');
+    // Both paths: a new namespace is created with archival, an older one is updated to it.
+    for (const orden of ['create', 'update']) {
+      const linea = guion.split('\n').find((l) => l.includes(`temporal operator namespace ${orden} `)) ?? '';
+      expect(linea).toContain('--namespace "$TEMPORAL_NAMESPACE"');
+      const uris: string[] = [];
+      for (const clase of ['history', 'visibility']) {
+        expect({
+          orden,
+          clase,
+          estado: linea.match(new RegExp(`--${clase}-archival-state (\\w+)`))?.[1],
+        }).toEqual({
+          orden,
+          clase,
+          estado: 'enabled',
+        });
+        const variable = linea.match(new RegExp(`--${clase}-uri "\\$(\\w+)"`))?.[1] ?? '';
+        const uri = new URL(entorno[variable] ?? 'sin:uri');
+        expect({ orden, clase, protocolo: uri.protocol }).toEqual({ orden, clase, protocolo: 'file:' });
+        // On a volume, not in the container's writable layer, which a recreated container loses.
+        const carpeta = [...montados.keys()].find((c) => uri.pathname.startsWith(`${c}/`));
+        expect({ orden, clase, uri: uri.href, enVolumen: Boolean(carpeta) }).toEqual({
+          orden,
+          clase,
+          uri: uri.href,
+          enVolumen: true,
+        });
+        uris.push(uri.href);
+      }
+      expect(new Set(uris).size).toBe(2);
+    }
+  });
+
+  it('el volumen del archivo es del usuario del servidor (uid 1000) antes de que arranque', () => {
+    const temporal = pila.servicio('temporal');
+    const preparador = pila.servicio('temporal-archivo');
+    const montados = [...volumenesConNombre(temporal, pila.compose)];
+    expect(montados).toHaveLength(1);
+    const [carpeta, volumen] = montados[0]!;
+    const enPreparador = [...volumenesConNombre(preparador, pila.compose)].find(
+      ([, v]) => v === volumen,
+    )?.[0];
+    expect(enPreparador).toBe(carpeta);
+    expect(preparador.user).toMatch(/^(0|root)(:|$)/);
+    expect(comando(preparador).join(' ')).toContain(`chown 1000:1000 ${carpeta}`);
+    expect(dependencias(temporal)['temporal-archivo']).toBe('service_completed_successfully');
+  });
+
   it('registra exactamente los atributos de búsqueda de workflows/atributos.ts', () => {
     const creador = pila.servicio('temporal-create-namespace');
     const registrados = (entornoServicio(creador).ATRIBUTOS_BUSQUEDA ?? '').trim().split(/\s+/);
@@ -430,6 +507,10 @@ describe('docker-compose.yml de producción', () => {
     expect(guion).toContain('temporal operator search-attribute create');
     // Idempotent: a second `up` finds them registered and must not fail.
     expect(guion).toMatch(/already exists/i);
+    // Right after the describe that missed, the server answers "namespace not found" for about a second.
+    const espera = guion.indexOf('until temporal operator search-attribute list');
+    expect(espera).toBeGreaterThan(guion.indexOf('temporal operator namespace create'));
+    expect(espera).toBeLessThan(guion.indexOf('temporal operator search-attribute create'));
   });
 
   it('los atributos caben en las columnas de la visibilidad SQL', () => {

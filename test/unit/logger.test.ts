@@ -30,6 +30,21 @@ describe('logs estructurados', () => {
     expect(texto).toContain('[REDACTADO]');
   });
 
+  it('un error bajo `error` (como lo registra el SDK de Temporal) sale con mensaje, tipo, código y causa, no {}', () => {
+    const { lineas, logger } = capturar();
+    const causa = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:3306'), { code: 'ECONNREFUSED' });
+    class ActivityFailure extends Error {}
+    const err = new ActivityFailure('la actividad falló', { cause: causa });
+    logger.warn({ error: err }, 'Activity failed');
+    const l = JSON.parse(lineas[0]!);
+    expect(l.error).toMatchObject({
+      type: 'ActivityFailure',
+      message: expect.stringContaining('la actividad falló'),
+    });
+    expect(l.error.stack).toContain('la actividad falló');
+    expect(JSON.stringify(l.error)).toContain('ECONNREFUSED');
+  });
+
   it('escribe JSON con proceso, nivel y mensaje', () => {
     const { lineas, logger } = capturar();
     logger.child({ request_id: 'req_1' }).warn({ codigo: 'x' }, 'hola');

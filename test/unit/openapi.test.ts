@@ -125,11 +125,14 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['post', '/v1/webhooks/{id}/entregas'],
   ['get', '/v1/eventos/{id}/entregas'],
   ['get', '/v1/entregas/{id}'],
+  ['get', '/v1/facturas/{id}/auditoria'],
+  ['post', '/v1/facturas/{id}/timbrado/reintentar'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
   ['get', '/salud/detalle'],
   ['get', '/salud/vivo'],
+  ['get', '/metricas'],
 ];
 /** Collection GETs (section 4.9 pagination); the catalogs are not paginated. */
 const LISTAS = [
@@ -146,7 +149,7 @@ const LISTAS = [
   '/v1/llaves_api',
 ];
 // Operator routes: loopback or the operator's bearer token, with a 401 of their own.
-const esDeOperador = (ruta: string) => ruta === '/salud/detalle';
+const esDeOperador = (ruta: string) => ruta === '/salud/detalle' || ruta === '/metricas';
 const esPublica = (ruta: string) =>
   !esDeOperador(ruta) && (ruta.startsWith('/v1/catalogos/') || ruta.startsWith('/salud'));
 const METODOS: Metodo[] = ['get', 'post', 'patch', 'delete', 'put'];
@@ -405,7 +408,7 @@ describe('openapi.yaml: documento', () => {
 describe('openapi.yaml: cobertura de la interfaz', () => {
   const documentadas = operaciones();
 
-  it('documenta exactamente las operaciones de la sección 4, las de entregas de webhooks y la salud', () => {
+  it('documenta exactamente las operaciones de la sección 4, las de entregas de webhooks, la salud y las métricas', () => {
     const esperadas = [...OPERACIONES_INTERFAZ, ...OPERACIONES_PROPIAS, ...OPERACIONES_SALUD].map(
       ([m, r]) => `${m.toUpperCase()} ${r}`,
     );

@@ -1,3 +1,4 @@
+import type { Request, Response } from 'express';
 import { construirComprobante } from '../../cfdi/comprobante/construir';
 import { sellarComprobante } from '../../cfdi/comprobante/sellar';
 import { crearLogger } from '../../log/logger';
@@ -22,6 +23,7 @@ import { crearQueryPending, crearStamped } from '../../pac/sandbox/manejadores/c
 import { coincideConsulta, crearGetSatStatus, mismoImporte } from '../../pac/sandbox/manejadores/estatus-sat';
 import { crearRespuestaReceptor } from '../../pac/sandbox/manejadores/receptor';
 import { crearTimbrar, type DepsTimbrar } from '../../pac/sandbox/manejadores/timbrar';
+import { soloOperador } from '../../pac/sandbox/operador';
 import { perezoso } from '../../pac/sandbox/recurso';
 import type { EstadoCancelacion, Reloj } from '../../pac/sandbox/reglas-cancelacion';
 import type { Respuesta } from '../../pac/sandbox/respuesta';
@@ -207,6 +209,64 @@ describe('inyección de fallas', () => {
       null,
     ]) {
       expect(leerCambioFallas(malo, ahora)).toMatchObject({ ok: false, detalle: [expect.any(String)] });
+    }
+  });
+
+  it('el control global es del operador: una dirección ajena pasa solo con el token correcto', () => {
+    const TOKEN = 'operador-'.padEnd(40, '3');
+    /** Runs the guard over a request from `direccion`: 'siguiente', or the refusal's status, header and body. */
+    const correr = (
+      token: string | undefined,
+      direccion: string,
+      encabezados: Record<string, string> = {},
+    ) => {
+      const req = {
+        method: 'POST',
+        path: '/sandbox/fallas',
+        headers: Object.fromEntries(Object.entries(encabezados).map(([k, v]) => [k.toLowerCase(), v])),
+        socket: { remoteAddress: direccion },
+      } as unknown as Request;
+      const respuesta: { status?: number; encabezados: Record<string, string>; cuerpo?: unknown } = {
+        encabezados: {},
+      };
+      const res = {
+        status(n: number) {
+          respuesta.status = n;
+          return res;
+        },
+        set(k: string, v: string) {
+          respuesta.encabezados[k] = v;
+          return res;
+        },
+        json(c: unknown) {
+          respuesta.cuerpo = c;
+          return res;
+        },
+      } as unknown as Response;
+      let paso = false;
+      void soloOperador(token, logger)(req, res, () => {
+        paso = true;
+      });
+      return paso ? 'siguiente' : respuesta;
+    };
+    const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
+    for (const ip of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])
+      expect(correr(undefined, ip)).toBe('siguiente');
+    expect(correr(TOKEN, '203.0.113.5', bearer(TOKEN))).toBe('siguiente');
+    const rechazos = [
+      correr(TOKEN, '203.0.113.5'),
+      correr(TOKEN, '203.0.113.5', bearer(TOKEN.slice(1))),
+      correr(TOKEN, '203.0.113.5', { Authorization: `Basic ${TOKEN}` }),
+      correr(TOKEN, '127.0.0.1', { 'X-Forwarded-For': '203.0.113.5' }),
+      correr(undefined, '203.0.113.5', bearer(TOKEN)),
+      correr(undefined, '10.0.0.8'),
+    ];
+    for (const r of rechazos) {
+      expect(r).toEqual({
+        status: 401,
+        encabezados: { 'WWW-Authenticate': expect.stringMatching(/^Bearer /) },
+        cuerpo: { error: 'solo el operador', detalle: [expect.stringContaining('operador')] },
+      });
     }
   });
 

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { VARIABLES } from '../../config/config';
+import { FILTRO_TIMBRADOS_ATORADOS } from '../../temporal/consultas-ops';
 
 describe('README', () => {
   const readme = readFileSync(join(__dirname, '../../README.md'), 'utf8');
@@ -15,6 +16,11 @@ describe('README', () => {
     for (const [nombre, v] of Object.entries(VARIABLES)) {
       if ('defecto' in v) expect(seccion).toContain(`| \`${nombre}\` | \`${v.defecto}\` |`);
     }
+  });
+
+  it('la sección Ops cita, en un bloque propio, el filtro de temporal/consultas-ops.ts', () => {
+    const ops = readme.slice(readme.indexOf('## Ops'), readme.indexOf('## Sandbox'));
+    expect(ops).toContain('```\n' + FILTRO_TIMBRADOS_ATORADOS + '\n```');
   });
 
   it('empieza por los dos comandos', () => {

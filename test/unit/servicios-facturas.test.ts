@@ -350,6 +350,68 @@ describe('facturas.timbrar', () => {
   });
 });
 
+describe('facturas.reintentarTimbrado', () => {
+  it('un timbrado pendiente se reintenta ahora: el resultado como en timbrar', async () => {
+    s.timbrador.desenlace('pendiente');
+    const { factura } = await s.facturas.crear(a, nueva());
+    const r = await s.facturas.reintentarTimbrado(a, factura.id);
+    expect(r.pendiente).toBe(false);
+    expect(r.factura).toMatchObject({ estado: 'timbrada', timbrado: { estado: 'timbrada' } });
+    expect(s.timbrador.reintentos.map((l) => l.factura)).toEqual([
+      { id: factura.id, organizacionId: ids.org, pagoId: undefined },
+    ]);
+  });
+
+  it('sigue sin respuesta → pendiente, otra vez 202', async () => {
+    s.timbrador.desenlace('pendiente');
+    const { factura } = await s.facturas.crear(a, nueva());
+    s.timbrador.desenlace('pendiente');
+    const r = await s.facturas.reintentarTimbrado(a, factura.id);
+    expect(r.pendiente).toBe(true);
+    expect(r.factura.timbrado.estado).toBe('pendiente');
+  });
+
+  it('nada pendiente (borrador sin pedir, timbrada, fallida) → timbrado_no_pendiente, sin reintento', async () => {
+    const sinPedir = await borrador();
+    const hecha = await timbrada();
+    s.timbrador.desenlace({ rechazo: { codigo: 'CFDI40161', mensaje: 'uso incompatible' } });
+    const fallida = (await errorNegocio(s.facturas.crear(a, nueva()))).detalle.factura as string;
+    for (const id of [sinPedir.id, hecha.id, fallida]) {
+      const e = await rechazoSinEscrituras(s.m, () => s.facturas.reintentarTimbrado(a, id));
+      expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'timbrado_no_pendiente', 'id']);
+    }
+    expect(s.timbrador.reintentos).toEqual([]);
+  });
+
+  it('la factura de otra cuenta u otro modo no existe', async () => {
+    s.timbrador.desenlace('pendiente');
+    const { factura } = await s.facturas.crear(a, nueva());
+    for (const otro of [alcance('cta_b'), alcance('cta_a', 'live')]) {
+      const e = await errorNegocio(s.facturas.reintentarTimbrado(otro, factura.id));
+      expect(e.codigo).toBe('factura_no_encontrada');
+    }
+    expect(s.timbrador.reintentos).toEqual([]);
+  });
+});
+
+describe('facturas.listar: timbrados pendientes y su antigüedad', () => {
+  it('filtra por timbrado_estado y por fecha de creación', async () => {
+    s.timbrador.desenlace('pendiente');
+    const pendiente = (await s.facturas.crear(a, nueva())).factura;
+    await timbrada();
+    await borrador();
+    const ids = async (f: Record<string, string>) =>
+      (await s.facturas.listar(a, f, { limite: 100 })).datos.map((x) => x.id);
+    expect(await ids({ timbrado_estado: 'pendiente' })).toEqual([pendiente.id]);
+    const despues = new Date(Date.now() + 60_000).toISOString();
+    const antes = new Date(Date.now() - 60_000).toISOString();
+    expect(await ids({ timbrado_estado: 'pendiente', creada_antes: despues })).toEqual([pendiente.id]);
+    expect(await ids({ timbrado_estado: 'pendiente', creada_antes: antes })).toEqual([]);
+    expect(await ids({ timbrado_estado: 'pendiente', creada_desde: antes })).toEqual([pendiente.id]);
+    expect(await ids({ creada_desde: despues })).toEqual([]);
+  });
+});
+
 describe('facturas.cancelar', () => {
   it('motivo 01 sin uuid_sustitucion → solicitud inválida, antes de buscar la factura', async () => {
     const e = await rechazoSinEscrituras(s.m, () =>

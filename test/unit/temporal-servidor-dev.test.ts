@@ -6,7 +6,16 @@ describe('servidor de desarrollo de Temporal', () => {
     expect(atributosParaCli()).toEqual(
       Object.values(ATRIBUTOS).map(
         (k) =>
-          `${k.name}=${({ FacturasPagadas: 'KeywordList', IntentosEntrega: 'Int' } as Record<string, string>)[k.name] ?? 'Keyword'}`,
+          `${k.name}=${
+            (
+              {
+                FacturasPagadas: 'KeywordList',
+                Referencias: 'KeywordList',
+                ErrorTimbrado: 'KeywordList',
+                IntentosEntrega: 'Int',
+              } as Record<string, string>
+            )[k.name] ?? 'Keyword'
+          }`,
       ),
     );
     expect(atributosParaCli()).toContain('FacturaId=Keyword');

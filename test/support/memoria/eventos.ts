@@ -1,9 +1,16 @@
 import { nuevoId } from '../../../db/ids';
-import type { FilaEvento, RepositorioEventos } from '../../../db/repositorios/eventos';
+import {
+  pagoDelCfdi,
+  recursosDelEvento,
+  type FilaEvento,
+  type RepositorioEventos,
+} from '../../../db/repositorios/eventos';
 import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
+import { tablaLibro } from './pagos';
 import { anotarEventoEnMemoria, exigirAbierta } from './transacciones';
 
-type EventoGuardado = FilaEvento & { cuenta_id: string };
+/** The row and its relation (`eventos_recursos`): the invoices and payments it is about. */
+type EventoGuardado = FilaEvento & { cuenta_id: string; recursos: string[] };
 
 /** An outbox row: keyed by its event, as the real table. */
 export interface EventoPorDespachar {
@@ -18,18 +25,32 @@ export const tablaPorDespachar = (m: Almacen) => m.tabla<EventoPorDespachar>('ev
 export function crearEventosEnMemoria(m: Almacen): RepositorioEventos {
   const tabla = tablaEventos(m);
   const cola = tablaPorDespachar(m);
-  const leer = ({ cuenta_id: _c, ...f }: EventoGuardado): FilaEvento => ({ ...f, datos: copiaJson(f.datos) });
+  const libro = tablaLibro(m);
+  const leer = ({ cuenta_id: _c, recursos: _r, ...f }: EventoGuardado): FilaEvento => ({
+    ...f,
+    datos: copiaJson(f.datos),
+  });
 
   return {
     async registrar(tx, a, tipo, datos) {
       exigirAbierta(tx);
       const id = nuevoId('evt');
       const creado_en = new Date();
+      const d = copiaJson(datos) as Record<string, unknown>;
+      const recursos = recursosDelEvento(tipo, d);
+      const pago = pagoDelCfdi(tipo, d);
+      for (const r of libro.todas())
+        if (pago && r.pago_id === pago && enAlcance(a)(r) && !recursos.includes(r.factura))
+          recursos.push(r.factura);
       tabla.insertar({
         id,
         ...columnasAlcance(a),
         tipo,
-        datos: copiaJson(datos) as Record<string, unknown>,
+        datos: d,
+        actor: a.llaveId,
+        solicitud_id: a.origen?.solicitudId ?? null,
+        solicitud_llave_id: a.origen?.llaveId ?? null,
+        recursos,
         creado_en,
       });
       cola.insertar({ id, creado_en });
@@ -39,7 +60,13 @@ export function crearEventosEnMemoria(m: Almacen): RepositorioEventos {
     async listar(a, filtros, pagina) {
       const filas = tabla
         .todas()
-        .filter((r) => enAlcance(a)(r) && (!filtros.tipo || r.tipo === filtros.tipo));
+        .filter(
+          (r) =>
+            enAlcance(a)(r) &&
+            (!filtros.tipo || r.tipo === filtros.tipo) &&
+            (!filtros.facturaId || r.recursos.includes(filtros.facturaId)) &&
+            (!filtros.pagoId || r.recursos.includes(filtros.pagoId)),
+        );
       const t = paginarEnMemoria(filas, pagina);
       return { ...t, datos: t.datos.map(leer) };
     },

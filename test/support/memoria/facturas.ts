@@ -75,7 +75,10 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
             (!f.clienteId || r.cliente_id === f.clienteId) &&
             (!f.clienteRfc || r.documento.cliente.rfc === f.clienteRfc) &&
             (!f.estado || r.estado === f.estado) &&
-            (!f.tipo || r.tipo === f.tipo),
+            (!f.tipo || r.tipo === f.tipo) &&
+            (!f.timbradoEstado || r.timbrado_estado === f.timbradoEstado) &&
+            (!f.creadaAntes || r.creado_en < f.creadaAntes) &&
+            (!f.creadaDesde || r.creado_en >= f.creadaDesde),
         );
       const t = paginarEnMemoria(filas, pagina);
       return { ...t, datos: t.datos.map(leer) };
@@ -244,6 +247,17 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
           .filter((r) => cancelacionEnCurso(r.cancelacion))
           .slice(0, limite)
           .map(proceso),
+      };
+    },
+
+    async pendientesDeTimbrar() {
+      const desde = tabla
+        .todas()
+        .filter((r) => r.timbrado_estado === 'pendiente')
+        .map((r) => r.creado_en.getTime());
+      return {
+        pendientes: desde.length,
+        masAntiguoSegundos: desde.length ? Math.max(0, (Date.now() - Math.min(...desde)) / 1000) : 0,
       };
     },
   };

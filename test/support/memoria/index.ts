@@ -23,6 +23,7 @@ export { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
 export { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
 export { crearContextoActividad } from './actividad';
 export { crearEnviadorEnMemoria, RESPUESTA_OK, type EnviadorEnMemoria } from './enviador';
+export { crearMetricasEnMemoria, type MetricasEnMemoria } from './metricas';
 export { tablaEntregas, tablaIntentos } from './entregas';
 export { tablaPorDespachar } from './eventos';
 export { tablaWebhooks } from './webhooks';

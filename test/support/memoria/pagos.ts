@@ -97,6 +97,15 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
       const t = paginarEnMemoria(filas, pagina);
       return { ...t, datos: t.datos.map(leer) };
     },
+    async deFactura(a, facturaId) {
+      return pagos
+        .todas()
+        .filter(
+          (p) => enAlcance(a)(p) && libro.todas().some((r) => r.pago_id === p.id && r.factura === facturaId),
+        )
+        .sort((x, y) => (x.id < y.id ? -1 : 1))
+        .map(leer);
+    },
     async bloquear(tx, a, id) {
       exigirAbierta(tx);
       const p = propio(a, id);

@@ -14,7 +14,7 @@ import { crearGuion } from './guion';
 
 interface Llamada {
   alcance: Alcance;
-  factura: { id: string; organizacionId: string };
+  factura: { id: string; organizacionId: string; pagoId?: string };
 }
 
 interface Puertos {
@@ -28,6 +28,22 @@ export type DesenlaceTimbrado = 'timbrada' | 'pendiente' | { rechazo: ErrorTimbr
 export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {}) {
   const llamadas: Llamada[] = [];
   const desenlaces = crearGuion<DesenlaceTimbrado>(() => 'timbrada');
+  const reintentos: Llamada[] = [];
+  /** What the stamping ends with this time: written as the workflow would, or nothing yet. */
+  const aplicar = async (alcance: Llamada['alcance'], factura: Llamada['factura']) => {
+    const d = desenlaces.siguiente();
+    if (d === 'pendiente') return;
+    await p.transacciones.ejecutar((tx) =>
+      d === 'timbrada'
+        ? p.facturas.guardarTimbre(tx, alcance, factura.id, {
+            uuid: randomUUID(),
+            xml: '<cfdi:Comprobante/>',
+            fechaTimbrado: '2025-06-01T06:00:05',
+            noCertificadoSat: '30001000000500003456',
+          })
+        : p.facturas.guardarRechazo(tx, alcance, factura.id, d.rechazo),
+    );
+  };
   const timbrador: Timbrador = {
     exigirDisponible(a) {
       if (o.sinPacEn?.includes(a.modo))
@@ -35,21 +51,14 @@ export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {
     },
     async timbrar(alcance, factura) {
       llamadas.push({ alcance, factura });
-      const d = desenlaces.siguiente();
-      if (d === 'pendiente') return;
-      await p.transacciones.ejecutar((tx) =>
-        d === 'timbrada'
-          ? p.facturas.guardarTimbre(tx, alcance, factura.id, {
-              uuid: randomUUID(),
-              xml: '<cfdi:Comprobante/>',
-              fechaTimbrado: '2025-06-01T06:00:05',
-              noCertificadoSat: '30001000000500003456',
-            })
-          : p.facturas.guardarRechazo(tx, alcance, factura.id, d.rechazo),
-      );
+      await aplicar(alcance, factura);
+    },
+    async reintentar(alcance, factura) {
+      reintentos.push({ alcance, factura });
+      await aplicar(alcance, factura);
     },
   };
-  return { ...timbrador, llamadas, desenlace: desenlaces.poner };
+  return { ...timbrador, llamadas, reintentos, desenlace: desenlaces.poner };
 }
 
 /** `sin_respuesta`: the PAC has not answered within the wait; the cancellation stays `solicitada`. */

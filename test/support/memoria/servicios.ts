@@ -22,6 +22,7 @@ import { crearReanudador } from '../../../temporal/reanudador';
 import type { EntradaTimbrado } from '../../../activities/timbrado';
 import { crearEnviadorEnMemoria } from './enviador';
 import { alcance, crearMemoria, type Memoria } from './index';
+import { crearMetricasEnMemoria } from './metricas';
 import { crearPacEnMemoria } from './pac';
 import { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
 import { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
@@ -81,7 +82,7 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
     organizaciones,
     productos,
     clientes: crearServicioClientes({ ...deps, clientes: m.clientes, organizaciones }),
-    eventos: crearServicioEventos({ eventos: m.eventos }),
+    eventos: crearServicioEventos({ eventos: m.eventos, facturas: m.facturas, pagos: m.pagos }),
     certificados: crearServicioCertificados({ certificados: m.certificados, organizaciones, boveda, ahora }),
     facturas: crearServicioFacturas({
       ...deps,
@@ -179,6 +180,7 @@ export async function crearEntornoActividades() {
   const enviador = crearEnviadorEnMemoria();
   const reloj = s.reloj;
   const temporal = crearClienteTemporalEnMemoria();
+  const metricas = crearMetricasEnMemoria();
   const act = crearActividades({
     facturas: s.m.facturas,
     eventos: s.m.eventos,
@@ -206,13 +208,14 @@ export async function crearEntornoActividades() {
     pdf,
     navegador: navegadorEnMemoria({ version: 'HeadlessChrome/142.0' }),
     identidadWorker: 'worker-prueba',
+    metricas,
     ahora: () => reloj.ahora,
   });
   const entrada = (facturaId: string): EntradaTimbrado => ({ facturaId, cuentaId: a.cuentaId, modo: a.modo });
   /** An invoice of the seeded client and product (stamped at once unless the fake Timbrador says otherwise). */
   const facturar = async (extra: Partial<FacturaNueva> = {}) =>
     (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
-  return { s, m: s.m, a, ids, pac, pdf, enviador, reloj, act, entrada, facturar, temporal };
+  return { s, m: s.m, a, ids, pac, pdf, enviador, reloj, act, entrada, facturar, temporal, metricas };
 }
 
 /** Registers a `beforeEach` that gives every test fresh services and one organization (ORGANIZACION). */

@@ -1,0 +1,77 @@
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { rutaOpenApi } from '../config/rutas';
+import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { Logger } from '../log/logger';
+import { crearPlantillaDeRuta, rutasDelContrato } from './plantillas-ruta';
+import { RUTAS_DOCUMENTACION } from './rutas/documentacion';
+
+/** Where the scrape-time gauges come from: an index range, whatever the table's size. */
+export type FuenteMetricas = Pick<RepositorioFacturas, 'pendientesDeTimbrar'>;
+
+/** The API process's metrics, served in Prometheus text at the operator's `GET /metricas`. */
+export interface MetricasApi {
+  /** One answered request; `ruta` is the raw path, labelled by its template. */
+  solicitud(metodo: string, ruta: string, estado: number, segundos: number): void;
+  /** The exposition, with the MySQL gauges read now. */
+  exponer(log: Logger): Promise<string>;
+  readonly tipoContenido: string;
+}
+
+// From a cached catalog read to a stamping the API waits for (TIMBRADO_ESPERA_MS, 8 s by default).
+const CUBETAS_HTTP_S = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/**
+ * A registry of its own per API instance (never prom-client's global one): two apps in one process, as in
+ * the tests, neither share nor collide. Node's process metrics (CPU, memory, event loop lag) come with it.
+ */
+export function crearMetricasApi(fuente: FuenteMetricas): MetricasApi {
+  const registro = new Registry();
+  collectDefaultMetrics({ register: registro });
+  const plantilla = crearPlantillaDeRuta([...rutasDelContrato(rutaOpenApi()), ...RUTAS_DOCUMENTACION]);
+  const etiquetas = ['metodo', 'ruta', 'estado'] as const;
+  const solicitudes = new Counter({
+    name: 'cfdi_http_solicitudes_total',
+    help: 'Solicitudes HTTP respondidas, por método, plantilla de ruta y estado.',
+    labelNames: etiquetas,
+    registers: [registro],
+  });
+  const duracion = new Histogram({
+    name: 'cfdi_http_duracion_segundos',
+    help: 'Duración de las solicitudes HTTP hasta terminar la respuesta, por método, plantilla de ruta y estado.',
+    labelNames: etiquetas,
+    buckets: CUBETAS_HTTP_S,
+    registers: [registro],
+  });
+  const pendientes = new Gauge({
+    name: 'cfdi_timbrados_pendientes',
+    help: 'Facturas con el timbrado pendiente, de todas las cuentas (NaN si MySQL no respondió).',
+    registers: [registro],
+  });
+  const masAntiguo = new Gauge({
+    name: 'cfdi_timbrado_pendiente_mas_antiguo_segundos',
+    help: 'Antigüedad, desde su creación, de la factura pendiente de timbrar más antigua; 0 si no hay (NaN si MySQL no respondió).',
+    registers: [registro],
+  });
+
+  return {
+    tipoContenido: registro.contentType,
+    solicitud(metodo, ruta, estado, segundos) {
+      const e = { metodo, ruta: plantilla(ruta), estado: String(estado) };
+      solicitudes.inc(e);
+      duracion.observe(e, segundos);
+    },
+    async exponer(log) {
+      try {
+        const t = await fuente.pendientesDeTimbrar();
+        pendientes.set(t.pendientes);
+        masAntiguo.set(t.masAntiguoSegundos);
+      } catch (err) {
+        // The HTTP figures matter most when MySQL fails: they are served, and the unknown gauges say NaN.
+        log.warn({ err }, 'métricas: no se pudieron leer los timbrados pendientes');
+        pendientes.set(NaN);
+        masAntiguo.set(NaN);
+      }
+      return registro.metrics();
+    },
+  };
+}

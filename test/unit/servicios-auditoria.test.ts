@@ -1,0 +1,226 @@
+import { createHash } from 'node:crypto';
+import { strFromU8, unzipSync } from 'fflate';
+import { crearServicioAuditoria, type EjecucionFlujo, type LectorHistorias } from '../../servicios/auditoria';
+import { consultaDeFactura, historiaLegible } from '../../temporal/historias';
+import { alcance, crearContextoActividad } from '../support/memoria';
+import { crearEntornoActividades, errorNegocio } from '../support/memoria/servicios';
+
+let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
+
+/** Temporal's side as a fake: the runs it lists and a history per run; it records what it was asked. */
+function historiasFalsas(ejecuciones: EjecucionFlujo[]) {
+  const consultas: { cuentaId: string; factura: string; cfdisDePago: string[] }[] = [];
+  const lector: LectorHistorias = {
+    async ejecucionesDeFactura(a, factura, cfdisDePago) {
+      consultas.push({ cuentaId: a.cuentaId, factura, cfdisDePago });
+      return ejecuciones;
+    },
+    async historia(workflowId, runId) {
+      return {
+        cruda: JSON.stringify({ events: [{ eventId: '1', workflowId, runId }] }),
+        legible: JSON.stringify({ legible: true, runId }),
+      };
+    },
+  };
+  return { lector, consultas };
+}
+
+const ejecucion = (workflowId: string, runId: string, inicio: string): EjecucionFlujo => ({
+  workflowId,
+  runId,
+  tipo: 'timbrarFactura',
+  estado: 'COMPLETED',
+  inicio,
+  fin: inicio,
+});
+
+beforeEach(async () => {
+  x = await crearEntornoActividades();
+});
+
+/** A stamped PPD invoice with one payment whose CFDI is stamped, through the activities. */
+async function facturaConPago() {
+  const f = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
+  const pagoId = 'pago_auditoria1';
+  await x.m.pagos.crear(x.a, {
+    id: pagoId,
+    organizacion_id: x.ids.org,
+    solicitud: {
+      serie: 'P',
+      fecha_pago: x.reloj.ahora.toISOString().slice(0, 19),
+      forma_pago: '03',
+      moneda: 'MXN',
+      decimales_moneda: 2,
+      tipo_cambio: null,
+      monto: '50.00',
+      facturas_pagadas: [{ factura: f.id, imp_pagado: '50.00', equivalencia: null }],
+    },
+  });
+  const paso = await x.act.registrarPagoEnLibro({ pagoId, cuentaId: x.a.cuentaId, modo: x.a.modo });
+  if (paso.estado !== 'registrado') throw new Error(JSON.stringify(paso));
+  const e = x.entrada(paso.facturaPagoId);
+  await x.act.prepararTimbrado(e);
+  await crearContextoActividad().ejecutar(() => x.act.enviarAlPac(e));
+  return { f, pagoId, cfdi: paso.facturaPagoId };
+}
+
+const servicio = (lector: LectorHistorias) =>
+  crearServicioAuditoria({
+    facturas: x.m.facturas,
+    pagos: x.m.pagos,
+    eventos: x.m.eventos,
+    historias: lector,
+    ahora: () => x.reloj.ahora,
+  });
+
+describe('paquete de auditoría', () => {
+  it('reúne la factura, su XML, sus eventos, sus pagos y cada ejecución; el manifiesto firma cada archivo', async () => {
+    const { f, pagoId, cfdi } = await facturaConPago();
+    const runs = [
+      ejecucion(`timbrado:${f.id}`, 'run-2', '2025-06-01T12:05:00.000Z'),
+      ejecucion(`timbrado:${f.id}`, 'run-1', '2025-06-01T12:00:00.000Z'),
+      ejecucion(`pago:${pagoId}`, 'run-3', '2025-06-01T12:10:00.000Z'),
+    ];
+    const { lector, consultas } = historiasFalsas(runs);
+    const { zip, manifiesto } = await servicio(lector).paquete(x.a, f.id);
+    const archivos = unzipSync(zip);
+
+    expect(consultas).toEqual([{ cuentaId: x.a.cuentaId, factura: f.id, cfdisDePago: [cfdi] }]);
+    const m = JSON.parse(strFromU8(archivos['manifiesto.json']!));
+    expect(m).toEqual(JSON.parse(JSON.stringify(manifiesto)));
+    expect(m).toMatchObject({
+      objeto: 'auditoria',
+      factura: f.id,
+      modo: 'test',
+      generado_en: x.reloj.ahora.toISOString(),
+    });
+    // Every file but the manifest is listed, with its digest and size, and nothing else is in the ZIP.
+    expect(Object.keys(archivos).sort()).toEqual(
+      ['manifiesto.json', ...m.archivos.map((a: { ruta: string }) => a.ruta)].sort(),
+    );
+    for (const a of m.archivos as { ruta: string; sha256: string; bytes: number }[]) {
+      const b = archivos[a.ruta]!;
+      expect([a.ruta, createHash('sha256').update(b).digest('hex'), b.byteLength]).toEqual([
+        a.ruta,
+        a.sha256,
+        a.bytes,
+      ]);
+    }
+
+    expect(JSON.parse(strFromU8(archivos['factura.json']!))).toEqual(
+      JSON.parse(JSON.stringify(await x.s.facturas.obtener(x.a, f.id))),
+    );
+    expect(strFromU8(archivos['cfdi.xml']!)).toBe(await x.s.facturas.xml(x.a, f.id));
+    expect(strFromU8(archivos[`pagos/${pagoId}/cfdi.xml`]!)).toBe(await x.s.facturas.xml(x.a, cfdi));
+    expect(JSON.parse(strFromU8(archivos[`pagos/${pagoId}/pago.json`]!))).toMatchObject({ id: pagoId });
+    const eventos = (await x.s.eventos.listar(x.a, { factura: f.id }, { limite: 100 })).datos;
+    expect(eventos.map((e) => e.tipo)).toEqual(['factura.timbrada', 'pago.creado']);
+    expect(JSON.parse(strFromU8(archivos['eventos.json']!))).toEqual(JSON.parse(JSON.stringify(eventos)));
+    // The fake renders no PDF: the manifest says it is missing and why.
+    expect(archivos['factura.pdf']).toBeUndefined();
+    expect(m.omitidos).toEqual([{ ruta: 'factura.pdf', motivo: expect.stringContaining('PDF') }]);
+
+    // Every run, in workflow id then start order, in a folder per workflow whose name has no colon.
+    expect(
+      m.flujos.map((w: EjecucionFlujo & { historia: string }) => [w.workflowId, w.runId, w.historia]),
+    ).toEqual([
+      [`pago:${pagoId}`, 'run-3', `historias/pago-${pagoId}/run-3.json`],
+      [`timbrado:${f.id}`, 'run-1', `historias/timbrado-${f.id}/run-1.json`],
+      [`timbrado:${f.id}`, 'run-2', `historias/timbrado-${f.id}/run-2.json`],
+    ]);
+    expect(JSON.parse(strFromU8(archivos[`historias/timbrado-${f.id}/run-1.json`]!))).toEqual({
+      events: [{ eventId: '1', workflowId: `timbrado:${f.id}`, runId: 'run-1' }],
+    });
+    expect(JSON.parse(strFromU8(archivos[`historias/timbrado-${f.id}/run-1.legible.json`]!))).toEqual({
+      legible: true,
+      runId: 'run-1',
+    });
+  });
+
+  it('un borrador: sin XML ni PDF, y el manifiesto lo dice', async () => {
+    const f = await x.facturar({ auto_timbrar: false });
+    const { zip } = await servicio(historiasFalsas([]).lector).paquete(x.a, f.id);
+    const archivos = unzipSync(zip);
+    const m = JSON.parse(strFromU8(archivos['manifiesto.json']!));
+    expect(Object.keys(archivos).sort()).toEqual(['eventos.json', 'factura.json', 'manifiesto.json']);
+    expect(m.omitidos.map((o: { ruta: string }) => o.ruta)).toEqual(['cfdi.xml', 'factura.pdf']);
+    expect(m.flujos).toEqual([]);
+  });
+
+  it('una factura de otra cuenta, de otro modo o inexistente → 404 sin preguntar a Temporal', async () => {
+    const f = await x.facturar();
+    const { lector, consultas } = historiasFalsas([]);
+    for (const [alc, id] of [
+      [alcance('cta_b'), f.id],
+      [alcance(x.a.cuentaId, 'live'), f.id],
+      [x.a, 'fac_inexistente'],
+    ] as const) {
+      const e = await errorNegocio(servicio(lector).paquete(alc, id));
+      expect([e.tipo, e.codigo, e.parametro]).toEqual(['no_encontrado', 'factura_no_encontrada', 'id']);
+    }
+    expect(consultas).toEqual([]);
+  });
+});
+
+describe('historias de Temporal', () => {
+  const b64 = (s: string) => Buffer.from(s, 'utf8').toString('base64');
+
+  it('la versión legible decodifica cada payload (json/plain a su valor) y deja lo demás igual', () => {
+    const cruda = {
+      events: [
+        {
+          eventId: '1',
+          eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
+          workflowExecutionStartedEventAttributes: {
+            input: {
+              payloads: [{ metadata: { encoding: b64('json/plain') }, data: b64('{"facturaId":"fac_1"}') }],
+            },
+            searchAttributes: {
+              indexedFields: {
+                FacturaId: {
+                  metadata: { encoding: b64('json/plain'), type: b64('Keyword') },
+                  data: b64('"fac_1"'),
+                },
+              },
+            },
+          },
+        },
+        {
+          eventId: '2',
+          activityTaskCompletedEventAttributes: {
+            result: { payloads: [{ metadata: { encoding: b64('binary/null') } }] },
+          },
+        },
+      ],
+    };
+    expect(historiaLegible(cruda)).toEqual({
+      events: [
+        {
+          eventId: '1',
+          eventType: 'EVENT_TYPE_WORKFLOW_EXECUTION_STARTED',
+          workflowExecutionStartedEventAttributes: {
+            input: { payloads: [{ metadata: { encoding: 'json/plain' }, data: { facturaId: 'fac_1' } }] },
+            searchAttributes: {
+              indexedFields: {
+                FacturaId: { metadata: { encoding: 'json/plain', type: 'Keyword' }, data: 'fac_1' },
+              },
+            },
+          },
+        },
+        {
+          eventId: '2',
+          activityTaskCompletedEventAttributes: {
+            result: { payloads: [{ metadata: { encoding: 'binary/null' }, data: null }] },
+          },
+        },
+      ],
+    });
+  });
+
+  it('la consulta de visibilidad: la factura, los pagos que la nombran y sus CFDI de pago, en el alcance', () => {
+    expect(consultaDeFactura({ cuentaId: 'cta_1', modo: 'test' }, 'fac_1', ['fac_2'])).toBe(
+      '(FacturaId="fac_1" OR FacturasPagadas="fac_1" OR FacturaId="fac_2") AND CuentaId="cta_1" AND Modo="test"',
+    );
+    expect(() => consultaDeFactura({ cuentaId: 'cta_1', modo: 'test' }, 'fac_1" OR "1"="1', [])).toThrow();
+  });
+});

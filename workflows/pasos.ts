@@ -1,0 +1,105 @@
+import {
+  ActivityCancellationType,
+  CancellationScope,
+  defineUpdate,
+  setHandler,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import { ATRIBUTOS } from './atributos';
+
+/**
+ * An operator's "retry now": a stamping waiting in a retry backoff (the PAC or the database was down) starts a
+ * fresh attempt at once. Answers whether there was a wait to cut short.
+ */
+export const reintentarAhora = defineUpdate<boolean>('reintentarAhora');
+
+/** Regular activities a retry-now may cancel: a cancelled one in backoff ends at once, a running one first ends. */
+export const CANCELABLE = {
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+} as const;
+
+/**
+ * Waits that an operator may cut short. One per workflow run: the update handler cancels the scope of the wait
+ * in progress, and the step starts again as a new activity (attempt 1, no backoff).
+ */
+export function crearEsperas() {
+  let actual: CancellationScope | undefined;
+  let pedido = false;
+  setHandler(reintentarAhora, () => {
+    if (!actual) return false;
+    pedido = true;
+    actual.cancel();
+    return true;
+  });
+
+  /** Runs a retrying step; an operator's retry-now restarts it. The workflow's own cancellation still ends it. */
+  return async function cancelable<T>(paso: () => Promise<T>): Promise<T> {
+    for (;;) {
+      const scope = new CancellationScope();
+      actual = scope;
+      pedido = false;
+      try {
+        return await scope.run(paso);
+      } catch (err) {
+        // Whatever the attempt ended with after the operator's request (cancelled, or failed on its way out),
+        // a new one runs; a definitive error will end that one too.
+        if (!pedido || CancellationScope.current().consideredCancelled) throw err;
+      } finally {
+        actual = undefined;
+      }
+    }
+  };
+}
+
+export type Esperas = ReturnType<typeof crearEsperas>;
+
+/** A definitive failure (a missing record, wrong PAC settings) is thrown again at once, not retried. */
+const definitiva = (err: unknown): boolean => {
+  for (let c: unknown = err; c instanceof Error; c = (c as { cause?: unknown }).cause)
+    if ((c as { nonRetryable?: unknown }).nonRetryable === true) return true;
+  return false;
+};
+
+/**
+ * A step as a local activity first (no server round trip); when that fails, the error is shown on the workflow
+ * (`ErrorTimbrado`) and a regular activity retries it for as long as it takes.
+ */
+export async function pasoAcotado<T>(
+  nombre: string,
+  esperas: Esperas,
+  local: () => Promise<T>,
+  remota: () => Promise<T>,
+): Promise<{ valor: T; falla: boolean }> {
+  try {
+    return { valor: await local(), falla: false };
+  } catch (err) {
+    if (definitiva(err)) throw err;
+    marcarError(nombre, err);
+    return { valor: await esperas(remota), falla: true };
+  }
+}
+
+/** What failed and where, as the Temporal UI and `ErrorTimbrado="…"` filters show it. */
+export function marcarError(paso: string, err: unknown): void {
+  upsertSearchAttributes([{ key: ATRIBUTOS.ErrorTimbrado, value: [paso, codigoDeFalla(paso, err)] }]);
+}
+
+export function limpiarError(): void {
+  upsertSearchAttributes([{ key: ATRIBUTOS.ErrorTimbrado, value: [] }]);
+}
+
+// The worker's interceptor gives database failures the driver's code as their type (worker/interceptores.ts).
+const DE_BASE_DE_DATOS = /^(ER_|PROTOCOL_|ECONN|ETIMEDOUT|EHOSTUNREACH|ErrorBaseDeDatos$|KnexTimeoutError$)/;
+
+/** A stable keyword for a failure: what ops filter on, the same words `timbrado.ultimo_error` uses. */
+export function codigoDeFalla(paso: string, err: unknown): string {
+  let causa: unknown = err;
+  // ActivityFailure wraps the activity's own failure.
+  while (causa instanceof Error && (causa as { cause?: unknown }).cause instanceof Error)
+    causa = (causa as { cause: Error }).cause;
+  const tipo = (causa as { type?: unknown } | undefined)?.type;
+  const t = typeof tipo === 'string' ? tipo : '';
+  if (DE_BASE_DE_DATOS.test(t)) return 'base_de_datos_no_disponible';
+  if (paso === 'pac') return 'pac_no_disponible';
+  return t || 'error_transitorio';
+}
