@@ -18,6 +18,10 @@ const comun = {
 module.exports = {
   testTimeout: 60000,
   maxWorkers: 1,
+  // Each test file's modules stay reachable after it ends (native handles of the Temporal SDK, Chromium, timers
+  // of libraries): in one long-lived process the suite outgrew Node's 4 GB heap. A worker process is replaced
+  // once it holds more than this after a file (setting it also makes Jest use a worker instead of running in band).
+  workerIdleMemoryLimit: '1536MB',
   projects: [
     { ...comun, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
     {
