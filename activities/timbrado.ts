@@ -77,7 +77,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
    * A UUID that already belongs to another invoice means the PAC saw a duplicate document (same content
    * and second): a definitive answer, reported as a rejection instead of failing forever.
    */
-  async function registrarTimbre(e: EntradaTimbrado, t: TimbreObtenido): Promise<Paso> {
+  async function registrarTimbre(e: EntradaTimbrado, fila: FilaFactura, t: TimbreObtenido): Promise<Paso> {
     const a = alcanceSistema(e);
     try {
       const guardado = await d.transacciones.ejecutar(async (tx) => {
@@ -90,7 +90,8 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       });
       // Counted after the commit, and only by the call that wrote it: a retry or replay counts nothing.
       if (guardado) d.metricas.timbrado('timbrada');
-      return { estado: 'timbrada', referencias: referenciasDe(await cargar(e)) };
+      // The PAC gives one UUID per sealed XML: whoever wrote the stamp, it is this one (stored upper-case).
+      return { estado: 'timbrada', referencias: referenciasDe({ ...fila, uuid: t.uuid.toUpperCase() }) };
     } catch (err) {
       if (!(err instanceof RegistroDuplicado)) throw err;
       return {
@@ -211,7 +212,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       }
       if (r.tipo === 'rechazado')
         return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje, paso: 'pac' } };
-      return registrarTimbre(e, r);
+      return registrarTimbre(e, f, r);
     },
 
     /**
