@@ -30,5 +30,5 @@ export const alcanceSistema = (d: { cuentaId: string; modo: Modo; origen?: Orige
   cuentaId: d.cuentaId,
   modo: d.modo,
   llaveId: LLAVE_SISTEMA,
-  ...(d.origen ? { origen: d.origen } : {}),
+  origen: d.origen,
 });

@@ -24,7 +24,7 @@ export function inicioCancelacion(
     facturaId: factura.id,
     cuentaId: a.cuentaId,
     modo: a.modo,
-    ...(a.origen ? { origen: a.origen } : {}),
+    origen: a.origen,
     intervaloMs: s.intervaloSondeoMs,
     plazoMs: s.plazoMs,
   };

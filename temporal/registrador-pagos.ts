@@ -18,7 +18,7 @@ export function inicioPago(
     pagoId: pago.id,
     cuentaId: a.cuentaId,
     modo: a.modo,
-    ...(a.origen ? { origen: a.origen } : {}),
+    origen: a.origen,
   };
   return {
     tipo: 'registrarPago',

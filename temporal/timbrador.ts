@@ -21,7 +21,7 @@ export function inicioTimbrado(
     facturaId: factura.id,
     cuentaId: a.cuentaId,
     modo: a.modo,
-    ...(a.origen ? { origen: a.origen } : {}),
+    origen: a.origen,
   };
   return {
     tipo: 'timbrarFactura',

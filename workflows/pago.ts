@@ -75,7 +75,7 @@ export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
       facturaId: paso.facturaPagoId,
       cuentaId: e.cuentaId,
       modo: e.modo,
-      ...(e.origen ? { origen: e.origen } : {}),
+      origen: e.origen,
     };
     // Version 2 shows the stamping as `timbrando`, so the README's stuck-stamping filter finds payments too.
     upsertSearchAttributes([
