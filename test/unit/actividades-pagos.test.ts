@@ -1,7 +1,6 @@
 import { crearContextoActividad, tablaFacturas } from '../support/memoria';
 import { tablaLibro, tablaPagos } from '../support/memoria/pagos';
 import { crearEntornoActividades } from '../support/memoria/servicios';
-import type { SolicitudPago } from '../../dominio/pago';
 
 let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
 beforeEach(async () => {
@@ -11,33 +10,12 @@ beforeEach(async () => {
 /** A stamped PPD invoice of the seeded client. */
 const ppd = () => x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
 
-/** A payment request as the API stores it, and the workflow's input for it. */
-async function pedido(items: { factura: string; imp_pagado: string }[], o: Partial<SolicitudPago> = {}) {
-  const id = `pago_${String(Math.random()).slice(2, 12)}`;
-  await x.m.pagos.crear(x.a, {
-    id,
-    organizacion_id: x.ids.org,
-    solicitud: {
-      serie: 'P',
-      fecha_pago: x.reloj.ahora.toISOString().slice(0, 19),
-      forma_pago: '03',
-      moneda: 'MXN',
-      decimales_moneda: 2,
-      tipo_cambio: null,
-      monto: items.reduce((s, i) => s + Number(i.imp_pagado), 0).toFixed(2),
-      facturas_pagadas: items.map((i) => ({ ...i, equivalencia: null })),
-      ...o,
-    },
-  });
-  return { pagoId: id, cuentaId: x.a.cuentaId, modo: x.a.modo };
-}
-
 const eventos = async () => (await x.s.eventos.listar(x.a, {}, { limite: 100 })).datos;
 
 describe('registrarPagoEnLibro', () => {
   it('registra el libro, el CFDI de pago en borrador y pago.creado juntos; repetirlo no cambia nada', async () => {
     const f = await ppd();
-    const e = await pedido([{ factura: f.id, imp_pagado: '100.00' }]);
+    const e = await x.pedirPago([{ factura: f.id, imp_pagado: '100.00' }]);
     const paso = await x.act.registrarPagoEnLibro(e);
     if (paso.estado !== 'registrado') throw new Error(JSON.stringify(paso));
     const cfdi = tablaFacturas(x.m.almacen).buscar(paso.facturaPagoId)!;
@@ -66,7 +44,7 @@ describe('registrarPagoEnLibro', () => {
 
   it('una regla rota solo escribe el rechazo: sin libro, sin CFDI, sin evento; repetirlo da el mismo rechazo', async () => {
     const f = await ppd();
-    const e = await pedido([{ factura: f.id, imp_pagado: '999999.00' }]);
+    const e = await x.pedirPago([{ factura: f.id, imp_pagado: '999999.00' }]);
     const facturasAntes = tablaFacturas(x.m.almacen).todas().length;
     const paso = await x.act.registrarPagoEnLibro(e);
     expect(paso).toMatchObject({ estado: 'rechazado', error: { codigo: 'importe_excede_saldo' } });
@@ -80,14 +58,14 @@ describe('registrarPagoEnLibro', () => {
   it('sin CSD activo rechaza con sin_certificado_activo', async () => {
     const f = await ppd();
     await x.s.certificados.cambiarActivo(x.a, x.ids.cert!, false);
-    const paso = await x.act.registrarPagoEnLibro(await pedido([{ factura: f.id, imp_pagado: '1.00' }]));
+    const paso = await x.act.registrarPagoEnLibro(await x.pedirPago([{ factura: f.id, imp_pagado: '1.00' }]));
     expect(paso).toMatchObject({ estado: 'rechazado', error: { codigo: 'sin_certificado_activo' } });
   });
 
   it('las parcialidades siguen: la segunda parte del saldo que dejó la primera', async () => {
     const f = await ppd();
-    await x.act.registrarPagoEnLibro(await pedido([{ factura: f.id, imp_pagado: '10.00' }]));
-    await x.act.registrarPagoEnLibro(await pedido([{ factura: f.id, imp_pagado: '5.50' }]));
+    await x.act.registrarPagoEnLibro(await x.pedirPago([{ factura: f.id, imp_pagado: '10.00' }]));
+    await x.act.registrarPagoEnLibro(await x.pedirPago([{ factura: f.id, imp_pagado: '5.50' }]));
     const leida = await x.s.facturas.obtener(x.a, f.id);
     expect(leida.parcialidades.map((p) => [p.num_parcialidad, p.imp_pagado])).toEqual([
       [1, '10.00'],
@@ -99,7 +77,9 @@ describe('registrarPagoEnLibro', () => {
 
   it('cancelar el CFDI de pago devuelve el saldo y la factura pagada ya puede cancelarse', async () => {
     const f = await ppd();
-    const paso = await x.act.registrarPagoEnLibro(await pedido([{ factura: f.id, imp_pagado: '10.00' }]));
+    const paso = await x.act.registrarPagoEnLibro(
+      await x.pedirPago([{ factura: f.id, imp_pagado: '10.00' }]),
+    );
     if (paso.estado !== 'registrado') throw new Error('no registrado');
     await x.act.prepararTimbrado(x.entrada(paso.facturaPagoId));
     const enviar = () => x.act.enviarAlPac(x.entrada(paso.facturaPagoId));

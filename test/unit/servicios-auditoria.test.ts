@@ -41,27 +41,13 @@ beforeEach(async () => {
 /** A stamped PPD invoice with one payment whose CFDI is stamped, through the activities. */
 async function facturaConPago() {
   const f = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
-  const pagoId = 'pago_auditoria1';
-  await x.m.pagos.crear(x.a, {
-    id: pagoId,
-    organizacion_id: x.ids.org,
-    solicitud: {
-      serie: 'P',
-      fecha_pago: x.reloj.ahora.toISOString().slice(0, 19),
-      forma_pago: '03',
-      moneda: 'MXN',
-      decimales_moneda: 2,
-      tipo_cambio: null,
-      monto: '50.00',
-      facturas_pagadas: [{ factura: f.id, imp_pagado: '50.00', equivalencia: null }],
-    },
-  });
-  const paso = await x.act.registrarPagoEnLibro({ pagoId, cuentaId: x.a.cuentaId, modo: x.a.modo });
+  const entrada = await x.pedirPago([{ factura: f.id, imp_pagado: '50.00' }]);
+  const paso = await x.act.registrarPagoEnLibro(entrada);
   if (paso.estado !== 'registrado') throw new Error(JSON.stringify(paso));
   const e = x.entrada(paso.facturaPagoId);
   await x.act.prepararTimbrado(e);
   await crearContextoActividad().ejecutar(() => x.act.enviarAlPac(e));
-  return { f, pagoId, cfdi: paso.facturaPagoId };
+  return { f, pagoId: entrada.pagoId, cfdi: paso.facturaPagoId };
 }
 
 const servicio = (lector: LectorHistorias) =>

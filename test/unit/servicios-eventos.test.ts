@@ -122,32 +122,13 @@ describe('eventos de una factura y de un pago (GET /v1/eventos?factura=…&pago=
 
   /** A payment of `factura` through the ledger step, and its CFDI stamped (no request behind that stamping). */
   async function pagar(factura: { id: string }, n: number) {
-    const pagoId = `pago_prueba${n}`;
-    await x.m.pagos.crear(x.a, {
-      id: pagoId,
-      organizacion_id: x.ids.org,
-      solicitud: {
-        serie: 'P',
-        fecha_pago: x.reloj.ahora.toISOString().slice(0, 19),
-        forma_pago: '03',
-        moneda: 'MXN',
-        decimales_moneda: 2,
-        tipo_cambio: null,
-        monto: '100.00',
-        facturas_pagadas: [{ factura: factura.id, imp_pagado: '100.00', equivalencia: null }],
-      },
-    });
-    const paso = await x.act.registrarPagoEnLibro({
-      pagoId,
-      cuentaId: x.a.cuentaId,
-      modo: x.a.modo,
-      origen: origen(n),
-    });
+    const entrada = await x.pedirPago([{ factura: factura.id, imp_pagado: '100.00' }]);
+    const paso = await x.act.registrarPagoEnLibro({ ...entrada, origen: origen(n) });
     if (paso.estado !== 'registrado') throw new Error(JSON.stringify(paso));
     const e = x.entrada(paso.facturaPagoId);
     expect(await x.act.prepararTimbrado(e)).toMatchObject({ estado: 'listo' });
     await crearContextoActividad().ejecutar(() => x.act.enviarAlPac(e));
-    return { pagoId, cfdi: paso.facturaPagoId };
+    return { pagoId: entrada.pagoId, cfdi: paso.facturaPagoId };
   }
 
   const ids = async (filtros: Parameters<ServiciosEnMemoria['eventos']['listar']>[1]) =>

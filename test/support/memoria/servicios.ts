@@ -19,7 +19,9 @@ import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
 import { crearActividades } from '../../../activities';
 import { crearLogger } from '../../../log/logger';
 import { crearReanudador } from '../../../temporal/reanudador';
+import type { EntradaPago } from '../../../activities/pagos';
 import type { EntradaTimbrado } from '../../../activities/timbrado';
+import type { SolicitudPago } from '../../../dominio/pago';
 import { crearEnviadorEnMemoria } from './enviador';
 import { alcance, crearMemoria, type Memoria } from './index';
 import { crearMetricasEnMemoria } from './metricas';
@@ -215,7 +217,45 @@ export async function crearEntornoActividades() {
   /** An invoice of the seeded client and product (stamped at once unless the fake Timbrador says otherwise). */
   const facturar = async (extra: Partial<FacturaNueva> = {}) =>
     (await s.facturas.crear(a, solicitudFactura(ids, extra))).factura;
-  return { s, m: s.m, a, ids, pac, pdf, enviador, reloj, act, entrada, facturar, temporal, metricas };
+  /** A payment request as the API stores it, and the payment workflow's input for it. */
+  const pedirPago = async (
+    items: { factura: string; imp_pagado: string }[],
+    o: Partial<SolicitudPago> = {},
+  ): Promise<EntradaPago> => {
+    const id = `pago_${String(Math.random()).slice(2, 12)}`;
+    await s.m.pagos.crear(a, {
+      id,
+      organizacion_id: ids.org,
+      solicitud: {
+        serie: 'P',
+        fecha_pago: reloj.ahora.toISOString().slice(0, 19),
+        forma_pago: '03',
+        moneda: 'MXN',
+        decimales_moneda: 2,
+        tipo_cambio: null,
+        monto: items.reduce((t, i) => t + Number(i.imp_pagado), 0).toFixed(2),
+        facturas_pagadas: items.map((i) => ({ ...i, equivalencia: null })),
+        ...o,
+      },
+    });
+    return { pagoId: id, cuentaId: a.cuentaId, modo: a.modo };
+  };
+  return {
+    s,
+    m: s.m,
+    a,
+    ids,
+    pac,
+    pdf,
+    enviador,
+    reloj,
+    act,
+    entrada,
+    facturar,
+    pedirPago,
+    temporal,
+    metricas,
+  };
 }
 
 /** Registers a `beforeEach` that gives every test fresh services and one organization (ORGANIZACION). */
