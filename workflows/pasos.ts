@@ -80,19 +80,15 @@ export async function pasoAcotado<T>(
 }
 
 /** What failed and where, as the Temporal UI and `ErrorTimbrado="…"` filters show it. */
-export function marcarError(paso: string, err: unknown): void {
+function marcarError(paso: string, err: unknown): void {
   upsertSearchAttributes([{ key: ATRIBUTOS.ErrorTimbrado, value: [paso, codigoDeFalla(paso, err)] }]);
-}
-
-export function limpiarError(): void {
-  upsertSearchAttributes([{ key: ATRIBUTOS.ErrorTimbrado, value: [] }]);
 }
 
 // The worker's interceptor gives database failures the driver's code as their type (worker/interceptores.ts).
 const DE_BASE_DE_DATOS = /^(ER_|PROTOCOL_|ECONN|ETIMEDOUT|EHOSTUNREACH|ErrorBaseDeDatos$|KnexTimeoutError$)/;
 
 /** A stable keyword for a failure: what ops filter on, the same words `timbrado.ultimo_error` uses. */
-export function codigoDeFalla(paso: string, err: unknown): string {
+function codigoDeFalla(paso: string, err: unknown): string {
   let causa: unknown = err;
   // ActivityFailure wraps the activity's own failure.
   while (causa instanceof Error && (causa as { cause?: unknown }).cause instanceof Error)
