@@ -19,5 +19,10 @@ export function crearActividadesSonda({ sondas, navegador, identidadWorker }: De
       }
       await sondas.registrar({ id, worker: identidadWorker, chromium, chromium_error: chromiumError });
     },
+
+    /** The stamping worker's part: polling and MySQL; Chromium is the PDF worker's (its own probe row). */
+    async registrarSondaWorker(id: string): Promise<void> {
+      await sondas.registrar({ id, worker: identidadWorker, chromium: null, chromium_error: null });
+    },
   };
 }

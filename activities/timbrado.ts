@@ -19,6 +19,7 @@ import { comprobanteSinSello } from './comprobante';
 import { crearAbridorCsd } from './csd';
 import { pasoDefinitivo, registroInexistente } from './definitivo';
 import type { MetricasActividades } from './metricas';
+import type { ColaPdf } from './pdf';
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
 export interface EntradaTimbrado {
@@ -58,6 +59,8 @@ export interface DepsTimbrado {
   catalogos: ConsultaCatalogos;
   /** Test mode stamps with the sandbox PAC, live mode with the real one. */
   pacPara(modo: Modo): PacTimbrado;
+  /** Where a stamped CFDI's PDF goes: its own workflow, so the stamping ends without waiting for Chromium. */
+  colaPdf: ColaPdf;
   metricas: MetricasActividades;
   ahora?: () => Date;
 }
@@ -67,7 +70,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
   const abrirCsd = crearAbridorCsd(d.boveda);
 
   async function cargar(e: EntradaTimbrado) {
-    const f = await d.facturas.obtener(alcanceSistema(e), e.facturaId);
+    const f = await d.facturas.obtenerConSellado(alcanceSistema(e), e.facturaId);
     if (!f) throw registroInexistente(`factura ${e.facturaId} inexistente`);
     return f;
   }
@@ -90,8 +93,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       });
       // Counted after the commit, and only by the call that wrote it: a retry or replay counts nothing.
       if (guardado) d.metricas.timbrado('timbrada');
-      // The PAC gives one UUID per sealed XML: whoever wrote the stamp, it is this one (stored upper-case).
-      return { estado: 'timbrada', referencias: referenciasDe({ ...fila, uuid: t.uuid.toUpperCase() }) };
+      return await timbrada(e, referenciasDe({ ...fila, uuid: t.uuid.toUpperCase() }));
     } catch (err) {
       if (!(err instanceof RegistroDuplicado)) throw err;
       return {
@@ -103,6 +105,16 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         },
       };
     }
+  }
+
+  /**
+   * Every step that reports a CFDI stamped (just now, or found so by a retry or a new run) has handed its PDF to
+   * the PDF workflow first: idempotent, one workflow per invoice. A failed hand-over fails the step, which is
+   * retried and finds the stamp.
+   */
+  async function timbrada(e: EntradaTimbrado, referencias: string[]): Promise<Paso> {
+    await d.colaPdf.encolar({ facturaId: e.facturaId, cuentaId: e.cuentaId, modo: e.modo });
+    return { estado: 'timbrada', referencias };
   }
 
   /** Best effort: the database may be what failed, and the error must reach Temporal either way. */
@@ -126,10 +138,8 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       const a = alcanceSistema(e);
       const f = await cargar(e);
       const referencias = referenciasDe(f);
-      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada')
-        return { estado: 'timbrada', referencias };
-      const sellado = await d.facturas.xml(a, e.facturaId);
-      if (sellado?.sellado) return { estado: 'listo', referencias };
+      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referencias);
+      if (f.xmlSellado) return { estado: 'listo', referencias };
 
       const cert = await d.certificados.activoConSecretos(a, f.organizacion_id);
       if (!cert) {
@@ -188,9 +198,8 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     async enviarAlPac(e: EntradaTimbrado): Promise<Paso> {
       const a = alcanceSistema(e);
       const f = await cargar(e);
-      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada')
-        return { estado: 'timbrada', referencias: referenciasDe(f) };
-      const xml = (await d.facturas.xml(a, e.facturaId))?.sellado;
+      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referenciasDe(f));
+      const xml = f.xmlSellado;
       if (!xml) throw new Error(`factura ${e.facturaId} sin XML sellado`);
       await d.facturas.contarIntento(a, e.facturaId);
       const pac = d.pacPara(e.modo);

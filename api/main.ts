@@ -31,6 +31,7 @@ async function main() {
         cliente: temporal,
         taskQueue: config.temporal.taskQueue,
         esperaMs: config.timbradoEsperaMs,
+        pdfEsperaMs: config.pdfEsperaMs,
         pacLiveConfigurado: Boolean(config.pac.live),
       }),
       cancelador: crearCanceladorTemporal({

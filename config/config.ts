@@ -179,6 +179,12 @@ export const VARIABLES = {
     esquema: entero(8000, 0, 120_000),
     defecto: '8000',
   },
+  PDF_ESPERA_MS: {
+    descripcion:
+      'Cuánto espera GET /v1/facturas/{id}/pdf a que se genere un PDF que aún no está guardado antes de responder 409 pdf_en_proceso.',
+    esquema: entero(20_000, 1000, 120_000),
+    defecto: '20000',
+  },
   CANCELACION_SONDEO_MS: {
     descripcion:
       'Cada cuánto se consulta al SAT (vía el PAC) una cancelación que espera la respuesta del receptor.',
@@ -210,6 +216,21 @@ export const VARIABLES = {
       .refine(esDireccionSocket, 'debe ser IP:puerto (por ejemplo 127.0.0.1:9464 o [::1]:9464)')
       .default('127.0.0.1:9464'),
     defecto: '127.0.0.1:9464',
+  },
+  WORKER_COLAS: {
+    descripcion:
+      'Colas que atiende este proceso worker, separadas por comas: principal (timbrado, cancelación, pagos, webhooks) y pdf (los PDF, pocos a la vez y con Chromium en baja prioridad). Un despliegue con los PDF en otras máquinas corre un worker con principal y otro con pdf.',
+    esquema: z
+      .string()
+      .transform((v) => v.split(',').map((c) => c.trim()))
+      .pipe(z.array(z.enum(['principal', 'pdf'])).min(1))
+      .default(['principal', 'pdf']),
+    defecto: 'principal,pdf',
+  },
+  PDF_CONCURRENCIA: {
+    descripcion: 'PDF que el worker de la cola pdf genera a la vez (el resto espera en la cola).',
+    esquema: entero(2, 1, 32),
+    defecto: '2',
   },
   TOKEN_OPERADOR: {
     descripcion:
@@ -278,7 +299,11 @@ export interface Config {
   tokenOperador?: string;
   /** `IP:port` of the worker's Prometheus endpoint (Temporal's exporter). */
   metricasWorker: string;
+  /** The task queues this worker process serves. */
+  colasWorker: ('principal' | 'pdf')[];
+  pdfConcurrencia: number;
   timbradoEsperaMs: number;
+  pdfEsperaMs: number;
   cancelacionSondeoMs: number;
   cancelacionPlazoMs: number;
   webhooksLocalesEnTest: boolean;
@@ -340,7 +365,10 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     },
     tokenOperador: e.TOKEN_OPERADOR,
     metricasWorker: e.WORKER_METRICAS,
+    colasWorker: e.WORKER_COLAS,
+    pdfConcurrencia: e.PDF_CONCURRENCIA,
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
+    pdfEsperaMs: e.PDF_ESPERA_MS,
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
     cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,
     webhooksLocalesEnTest: e.WEBHOOKS_LOCALES_EN_TEST === 'true',

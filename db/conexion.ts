@@ -13,6 +13,15 @@ export function partesUrl(databaseUrl: string): { servidor: string; base: string
   return { servidor: url.toString(), base };
 }
 
+/**
+ * Every connection starts READ COMMITTED (why: db/transacciones.ts). Set once per connection instead of a
+ * `SET TRANSACTION` round trip before every transaction.
+ */
+const sesionLeidaConfirmada = (
+  conexion: { query(sql: string, cb: (err: Error | null) => void): void },
+  listo: (err: Error | null, conexion: unknown) => void,
+) => conexion.query('SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED', (err) => listo(err, conexion));
+
 export function crearKnex(databaseUrl: string, pool = { min: 0, max: 10 }): Knex {
   const url = new URL(databaseUrl);
   return knex({
@@ -29,7 +38,7 @@ export function crearKnex(databaseUrl: string, pool = { min: 0, max: 10 }): Knex
       supportBigNumbers: true,
       bigNumberStrings: true,
     },
-    pool,
+    pool: { ...pool, afterCreate: sesionLeidaConfirmada },
   });
 }
 

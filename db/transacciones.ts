@@ -10,10 +10,11 @@ export interface Transacciones {
 }
 
 /**
- * Every transaction runs READ COMMITTED. Our transactions lock rows (`FOR UPDATE`) and then read what depends
- * on them: under REPEATABLE READ a plain read made before the lock would fix an older snapshot, and locking
- * reads through a secondary index take gap locks that deadlock against a concurrent insert (two payments of
- * the same invoices). Under READ COMMITTED every read sees the latest commit and locks only the rows it finds.
+ * Every transaction runs READ COMMITTED (the pool sets each connection so when it opens it, db/conexion.ts). Our
+ * transactions lock rows (`FOR UPDATE`) and then read what depends on them: under REPEATABLE READ a plain read
+ * made before the lock would fix an older snapshot, and locking reads through a secondary index take gap locks
+ * that deadlock against a concurrent insert (two payments of the same invoices). Under READ COMMITTED every read
+ * sees the latest commit and locks only the rows it finds.
  */
 export function crearTransacciones(db: Knex, o: OpcionesTransacciones = {}): Transacciones {
   return {
@@ -21,13 +22,10 @@ export function crearTransacciones(db: Knex, o: OpcionesTransacciones = {}): Tra
       for (let intento = 1; ; intento++) {
         const eventos: string[] = [];
         try {
-          const r = await db.transaction(
-            (trx) => {
-              eventosDe.set(trx, eventos);
-              return trabajo(trx as unknown as Transaccion);
-            },
-            { isolationLevel: 'read committed' },
-          );
+          const r = await db.transaction((trx) => {
+            eventosDe.set(trx, eventos);
+            return trabajo(trx as unknown as Transaccion);
+          });
           if (eventos.length) o.alConfirmarEventos?.(eventos);
           return r;
         } catch (e) {

@@ -24,3 +24,18 @@ apt_asegurar() {
     || falla "apt-get install ${faltan[*]} falló"
   ok "instalados: ${faltan[*]}"
 }
+
+# Go's own bin folder (GOBIN, else GOPATH/bin): what the scripts build once per machine, outside every clone.
+carpeta_bin_go() {
+  if command -v go >/dev/null; then
+    local bin
+    bin=$(go env GOBIN)
+    [ -n "$bin" ] || bin="$(go env GOPATH)/bin"
+    echo "$bin"
+  else
+    echo "$HOME/go/bin"
+  fi
+}
+
+# The version of Go module $2 that binary $1 was built from (empty when Go cannot tell).
+version_modulo() { go version -m "$1" 2>/dev/null | awk -v m="$2" '$1 == "mod" && $2 == m { print $3 }'; }

@@ -34,6 +34,13 @@ paso "Temporal CLI"
 TEMPORAL_CLI=$(bash scripts/temporal-cli.sh)
 export TEMPORAL_CLI
 
+# The production-grade server (TEMPORAL=servidor make up; the suite runs one stamping, cancellation and finance
+# query against it): built once outside the clone, like the CLI.
+if [ "$MODO" = test ] || [ "${TEMPORAL:-dev}" = servidor ]; then
+  paso "Temporal server (PostgreSQL)"
+  bash scripts/temporal-servidor.sh >/dev/null
+fi
+
 paso "Chromium"
 if [ -n "${CHROMIUM_PATH:-}" ]; then
   [ -x "$CHROMIUM_PATH" ] || falla "CHROMIUM_PATH=$CHROMIUM_PATH no es un ejecutable"

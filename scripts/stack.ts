@@ -7,16 +7,27 @@ import { cargarConfigSinSecretos } from '../config/config';
 import { raizProyecto, rutaDatos } from '../config/rutas';
 import { registrarAtributos } from '../temporal/registrar-atributos';
 import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../temporal/servidor-dev';
+import {
+  pgDesdeEntorno,
+  prepararNamespace,
+  prepararServidorProduccion,
+  procesoServidorProduccion,
+} from '../temporal/servidor-produccion';
 
 /**
- * `make up`: starts the local Temporal dev server, the sandbox PAC, the worker and the API, with one
- * prefixed log stream, waits until GET /salud/detalle is healthy, prints where everything is, and stops it all
- * in reverse order on Ctrl-C.
+ * `make up`: starts the local Temporal dev server (or, with TEMPORAL=servidor, the production-grade server on
+ * PostgreSQL), the sandbox PAC, the worker, the PDF worker and the API, with one prefixed log stream, waits
+ * until GET /salud/detalle is healthy, prints where everything is, and stops it all in reverse order on Ctrl-C.
  */
+const modoTemporal = process.env.TEMPORAL ?? 'dev';
+if (!['dev', 'servidor'].includes(modoTemporal)) {
+  process.stderr.write(`TEMPORAL=${modoTemporal} no es válido: use dev (por omisión) o servidor\n`);
+  process.exit(2);
+}
 const config = cargarConfigSinSecretos();
 const raiz = raizProyecto();
 const color = process.stdout.isTTY;
-const COLORES: Record<string, number> = { temporal: 35, pac: 33, worker: 34, api: 32, up: 36 };
+const COLORES: Record<string, number> = { temporal: 35, pac: 33, worker: 34, pdf: 94, api: 32, up: 36 };
 const procesos: { nombre: string; hijo: ChildProcess }[] = [];
 const inicio = Date.now();
 let deteniendo = false;
@@ -118,6 +129,13 @@ async function esperarSalud(url: string, ms: number): Promise<Record<string, unk
   throw new Error(`GET /salud/detalle no quedó sano en ${ms / 1000} s: ${JSON.stringify(ultimo)}`);
 }
 
+/** `IP:port` → `IP:port+1` (port 0 stays 0: any free one). */
+function siguientePuerto(direccion: string): string {
+  const i = direccion.lastIndexOf(':');
+  const p = Number(direccion.slice(i + 1));
+  return `${direccion.slice(0, i)}:${p === 0 ? 0 : p + 1}`;
+}
+
 async function main() {
   process.on('SIGINT', () => void detener(0));
   process.on('SIGTERM', () => void detener(0));
@@ -129,6 +147,15 @@ async function main() {
     linea('up', `usando el servidor Temporal de TEMPORAL_ADDRESS=${config.temporal.address}`);
   } else if (await puertoOcupado(host!, puerto)) {
     linea('up', `ya hay un servidor Temporal en ${config.temporal.address}: se reutiliza`);
+  } else if (modoTemporal === 'servidor') {
+    // Same persistence and configuration template as the compose file's Temporal.
+    const o = { base: 'temporal', baseVisibilidad: 'temporal_visibility', pg: pgDesdeEntorno() };
+    linea(
+      'up',
+      `Temporal server en PostgreSQL ${o.pg.host}:${o.pg.puerto} (bases ${o.base}, ${o.baseVisibilidad})`,
+    );
+    const p = procesoServidorProduccion({ ...o, ...prepararServidorProduccion(o), ip: host!, puerto });
+    lanzar('temporal', p.comando, p.argumentos, p.entorno);
   } else {
     mkdirSync(join(rutaDatos(), 'temporal'), { recursive: true });
     lanzar(
@@ -145,11 +172,21 @@ async function main() {
   }
   const version = await esperarTemporal(config.temporal.address, 60_000);
   linea('up', `Temporal ${version} listo en ${config.temporal.address}`);
-  const nuevos = await registrarAtributos(config.temporal.address, config.temporal.namespace);
+  // The dev server creates its namespace; the production-grade one needs it created, as compose's one-shot does.
+  const nuevos =
+    modoTemporal === 'servidor'
+      ? await prepararNamespace(config.temporal.address, config.temporal.namespace)
+      : await registrarAtributos(config.temporal.address, config.temporal.namespace);
   if (nuevos.length) linea('up', `atributos de búsqueda registrados: ${nuevos.join(', ')}`);
 
   lanzar('pac', process.execPath, ['dist/pac/sandbox/main.js']);
-  lanzar('worker', process.execPath, ['dist/worker/main.js']);
+  // The PDF worker is a process of its own, as on its own machines in production: Chromium's CPU and the render
+  // queue never touch the stamping worker. Its metrics take the next port.
+  lanzar('worker', process.execPath, ['dist/worker/main.js'], { WORKER_COLAS: 'principal' });
+  lanzar('pdf', process.execPath, ['dist/worker/main.js'], {
+    WORKER_COLAS: 'pdf',
+    WORKER_METRICAS: siguientePuerto(config.metricasWorker),
+  });
   lanzar('api', process.execPath, ['dist/api/main.js']);
 
   const apiUrl = `http://localhost:${config.api.port}`;
@@ -168,7 +205,9 @@ async function main() {
       `  ┌─ Servicio CFDI listo en ${((Date.now() - inicio) / 1000).toFixed(1)} s ──────────────────────────────`,
       `  │ API:          ${apiUrl}   (salud: ${componentes})`,
       `  │ Contrato:     ${apiUrl}/openapi.yaml`,
-      `  │ Temporal UI:  ${config.temporal.uiUrl}`,
+      modoTemporal === 'servidor'
+        ? `  │ Temporal:     servidor ${config.temporal.address} en PostgreSQL (sin UI: la de docker-compose o la CLI)`
+        : `  │ Temporal UI:  ${config.temporal.uiUrl}`,
       `  │ Cuenta demo:  ${demo.cuenta.id}`,
       `  │ Llave test:   ${demo.llave.secreto}`,
       `  │ Prueba:       curl ${apiUrl}/salud/detalle`,

@@ -13,13 +13,8 @@ MODULO=github.com/temporalio/cli
 ruta() {
   if [ -n "${TEMPORAL_CLI:-}" ]; then
     echo "$TEMPORAL_CLI"
-  elif command -v go >/dev/null; then
-    local bin
-    bin=$(go env GOBIN)
-    [ -n "$bin" ] || bin="$(go env GOPATH)/bin"
-    echo "$bin/temporal"
   else
-    echo "$HOME/go/bin/temporal"
+    echo "$(carpeta_bin_go)/temporal"
   fi
 }
 
@@ -29,10 +24,8 @@ if [ "${1:-}" = "--ruta" ]; then
   exit 0
 fi
 
-version_de() { go version -m "$1" 2>/dev/null | awk -v m="$MODULO" '$1 == "mod" && $2 == m { print $3 }'; }
-
 if [ -x "$BIN" ]; then
-  if ! command -v go >/dev/null || [ "$(version_de "$BIN")" = "$VERSION" ]; then
+  if ! command -v go >/dev/null || [ "$(version_modulo "$BIN" "$MODULO")" = "$VERSION" ]; then
     ok "Temporal CLI $VERSION: $BIN"
     echo "$BIN"
     exit 0

@@ -226,3 +226,14 @@ function copiarClave(clave: Buffer): Buffer {
   // A private copy: the caller zeroing or reusing its Buffer cannot change the vault's key.
   return Buffer.from(clave);
 }
+
+/**
+ * The vault of a process that must never decrypt (the PDF worker, WORKER_COLAS=pdf): it is not given the master
+ * key, and any use is a wiring bug, reported as such instead of running with a wrong key.
+ */
+export function bovedaSinClave(motivo: string): Boveda {
+  const negar = (): never => {
+    throw new Error(`Este proceso no tiene la clave maestra: ${motivo}`);
+  };
+  return { version: 0, sellar: negar, abrir: negar, reenvolver: negar };
+}

@@ -1,9 +1,24 @@
-import { WithStartWorkflowOperation, type Client } from '@temporalio/client';
+import {
+  WithStartWorkflowOperation,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import type { SearchAttributePair, UpdateDefinition } from '@temporalio/common';
+
+// gRPC FAILED_PRECONDITION: the server dropped the update because the workflow task carrying it failed or timed out
+// (a worker killed mid-task, its sticky queue abandoned); the workflow itself goes on.
+const PRECONDICION_FALLIDA = 9;
+
+/** The update got no answer, but the operation is not refused: as if the wait had run out. */
+export const sinRespuesta = (err: unknown): boolean =>
+  err instanceof WorkflowUpdateRPCTimeoutOrCancelledError ||
+  err instanceof WorkflowUpdateFailedError ||
+  (err as { code?: unknown } | undefined)?.code === PRECONDICION_FALLIDA;
 
 /**
  * Waits for a workflow update at most `ms`. Whatever wins, the workflow goes on; the caller reads the
- * outcome back from MySQL, the system of record.
+ * outcome back from MySQL, the system of record. An update the server could not deliver counts as no answer.
  */
 export async function esperarAcotado(actualizacion: Promise<unknown>, ms: number): Promise<void> {
   let reloj: NodeJS.Timeout | undefined;
@@ -11,7 +26,12 @@ export async function esperarAcotado(actualizacion: Promise<unknown>, ms: number
     reloj = setTimeout(r, ms);
   });
   try {
-    await Promise.race([actualizacion, limite]);
+    await Promise.race([
+      actualizacion.catch((err: unknown) => {
+        if (!sinRespuesta(err)) throw err;
+      }),
+      limite,
+    ]);
   } finally {
     clearTimeout(reloj);
     actualizacion.catch(() => undefined);

@@ -5,6 +5,7 @@ import type { Timbrador } from '../servicios/facturas';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { esperarTimbrado } from '../workflows/timbrado';
 import { reintentarAhora } from '../workflows/pasos';
+import { pedirPdf } from './pdf';
 import { idPago } from './registrador-pagos';
 import { atributosFactura } from '../workflows/atributos';
 import { iniciarOUnirse, type InicioProceso } from './espera';
@@ -24,7 +25,7 @@ export function inicioTimbrado(
     origen: a.origen,
   };
   return {
-    tipo: 'timbrarFactura',
+    tipo: 'timbrarFacturaV2',
     workflowId: idTimbrado(factura.id),
     taskQueue,
     entrada,
@@ -41,6 +42,8 @@ export function crearTimbradorTemporal(d: {
   cliente: Client;
   taskQueue: string;
   esperaMs: number;
+  /** How long a read of a PDF not stored yet waits for its render (default 20 s). */
+  pdfEsperaMs?: number;
   pacLiveConfigurado: boolean;
 }): Timbrador {
   return {
@@ -69,6 +72,13 @@ export function crearTimbradorTemporal(d: {
         if (!(err instanceof WorkflowNotFoundError)) throw err;
       }
       if (!factura.pagoId) await this.timbrar(a, factura);
+    },
+    async pedirPdf(a, facturaId) {
+      await pedirPdf(
+        { cliente: d.cliente, taskQueue: d.taskQueue, esperaMs: d.pdfEsperaMs ?? 20_000 },
+        a,
+        facturaId,
+      );
     },
   };
 }

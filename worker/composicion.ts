@@ -17,6 +17,7 @@ import type { Logger } from '../log/logger';
 import type { Boveda } from '../seguridad/boveda';
 import type { SondeoCancelacion } from '../temporal/cancelador';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
+import { crearColaPdfTemporal } from '../temporal/pdf';
 import { crearReanudador } from '../temporal/reanudador';
 import { enviarWebhook } from '../webhooks/enviar';
 import { crearMedidorPac, crearMetricasActividades } from './metricas';
@@ -83,6 +84,7 @@ export function crearDepsActividades(o: {
     certificados: crearRepositorioCertificados(db),
     pagos,
     organizaciones: crearRepositorioOrganizaciones(db),
+    colaPdf: crearColaPdfTemporal(temporal),
     pdf: {
       generar: (xml, colorAcento) =>
         renderizador.renderizar(htmlRepresentacion(xml, { colorAcento, descripciones })),

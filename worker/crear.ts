@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { crearActividades, type DepsActividades } from '../activities';
+import { colaPdf } from '../workflows/pdf';
 import { interceptoresActividad } from './interceptores';
 
 export interface DepsWorker {
@@ -8,7 +9,7 @@ export interface DepsWorker {
   namespace: string;
   taskQueue: string;
   actividades: DepsActividades;
-  /** A prebuilt bundle (tests build it once); otherwise the workflows are bundled from source at start. */
+  /** A prebuilt bundle (the worker process and tests build it once for all their workers). */
   workflowBundle?: WorkerOptions['workflowBundle'];
 }
 
@@ -16,16 +17,33 @@ export function identidadWorker(): string {
   return `${process.pid}@${hostname()}`;
 }
 
-export async function crearWorker(d: DepsWorker): Promise<Worker> {
-  return Worker.create({
+function opcionesComunes(d: DepsWorker) {
+  return {
     connection: d.connection,
     namespace: d.namespace,
-    taskQueue: d.taskQueue,
     identity: d.actividades.identidadWorker,
     ...(d.workflowBundle
       ? { workflowBundle: d.workflowBundle }
       : { workflowsPath: require.resolve('../workflows') }),
     activities: crearActividades(d.actividades),
     interceptors: { activity: interceptoresActividad },
+  };
+}
+
+/** The main task queue: stamping, cancellation, payments, webhook deliveries and the scheduled jobs. */
+export async function crearWorker(d: DepsWorker): Promise<Worker> {
+  return Worker.create({ ...opcionesComunes(d), taskQueue: d.taskQueue });
+}
+
+/**
+ * The PDF task queue (`<cola>-pdf`): a few renders at a time from the queue, so a burst of stampings queues
+ * PDFs instead of starving; a reader's on-demand render runs as a local activity beside them.
+ */
+export async function crearWorkerPdf(d: DepsWorker & { concurrencia: number }): Promise<Worker> {
+  return Worker.create({
+    ...opcionesComunes(d),
+    taskQueue: colaPdf(d.taskQueue),
+    maxConcurrentActivityTaskExecutions: d.concurrencia,
+    maxConcurrentLocalActivityExecutions: d.concurrencia,
   });
 }

@@ -1,19 +1,43 @@
+import { getPriority, setPriority } from 'node:os';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, type LogLevel } from '@temporalio/worker';
-import { cargarConfig } from '../config/config';
+import {
+  bundleWorkflowCode,
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  type LogLevel,
+  type Worker,
+} from '@temporalio/worker';
+import { cargarConfig, cargarConfigSinSecretos } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
 import { crearPacPara } from '../pac/fabrica';
-import { crearBoveda } from '../seguridad/boveda';
+import { bovedaSinClave, crearBoveda } from '../seguridad/boveda';
 import { asegurarProgramaciones } from '../temporal/programaciones';
 import { crearLogger } from '../log/logger';
 import { Navegador } from '../pdf/navegador';
 import { crearDepsActividades } from './composicion';
-import { crearWorker, identidadWorker } from './crear';
+import { crearWorker, crearWorkerPdf, identidadWorker } from './crear';
 import { telemetriaWorker } from './metricas';
 
+/** Niceness 10 for this process (Chromium, launched later, inherits it); not permitted here: left as is. */
+function bajarPrioridadPropia(): void {
+  try {
+    setPriority(Math.max(getPriority(), 10));
+  } catch {
+    // A container without the capability to lower its own priority still renders.
+  }
+}
+
 async function main() {
-  const config = cargarConfig();
+  // A PDF-only worker reads no secret: it is not given the master key (docker-compose.yml's worker-pdf).
+  const config = cargarConfigSinSecretos();
+  const soloPdf = !config.colasWorker.includes('principal');
+  // Rendering yields the CPU to stamping on a shared machine: the whole PDF worker, not only its Chromium.
+  if (soloPdf) bajarPrioridadPropia();
+  const boveda = soloPdf
+    ? bovedaSinClave('WORKER_COLAS=pdf solo genera PDF')
+    : crearBoveda(cargarConfig().claveMaestra);
   const logger = crearLogger('worker', config.logLevel);
   try {
     Runtime.install({
@@ -40,7 +64,7 @@ async function main() {
   const connection = await NativeConnection.connect({ address: config.temporal.address });
   const catalogos = await CatalogosEnMemoria.cargar(db);
   const cliente = new Client({ connection, namespace: config.temporal.namespace });
-  const worker = await crearWorker({
+  const deps = {
     connection,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
@@ -48,7 +72,7 @@ async function main() {
       db,
       navegador,
       catalogos,
-      boveda: crearBoveda(config.claveMaestra),
+      boveda,
       pacPara: (modo) => crearPacPara(modo, { pac: config.pac }),
       identidadWorker: identidadWorker(),
       temporal: { cliente, taskQueue: config.temporal.taskQueue },
@@ -57,18 +81,31 @@ async function main() {
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
       metricas: Runtime.instance().metricMeter,
     }),
-  });
-  await asegurarProgramaciones(cliente, { taskQueue: config.temporal.taskQueue });
+    // One bundle for both queues' workers.
+    workflowBundle: await bundleWorkflowCode({
+      workflowsPath: require.resolve('../workflows'),
+      logger: new DefaultLogger('WARN'),
+    }),
+  };
+  const colas = config.colasWorker;
+  const workers: Worker[] = [];
+  if (colas.includes('principal')) workers.push(await crearWorker(deps));
+  if (colas.includes('pdf'))
+    workers.push(await crearWorkerPdf({ ...deps, concurrencia: config.pdfConcurrencia }));
+  if (colas.includes('principal'))
+    await asegurarProgramaciones(cliente, { taskQueue: config.temporal.taskQueue });
   logger.info(
     {
       taskQueue: config.temporal.taskQueue,
+      colas,
+      ...(colas.includes('pdf') ? { pdfConcurrencia: config.pdfConcurrencia } : {}),
       temporal: config.temporal.address,
       metricas: config.metricasWorker,
     },
     'worker listo',
   );
   // Worker.run() handles SIGINT/SIGTERM itself: it drains in-flight tasks, then resolves.
-  await worker.run();
+  await Promise.all(workers.map((w) => w.run()));
   await Promise.allSettled([navegador.cerrar(), db.destroy(), connection.close()]);
   logger.info('worker detenido');
 }

@@ -1,6 +1,7 @@
 export { cancelarFactura } from './cancelacion';
 export { entregarEvento } from './entrega';
 export { registrarPago } from './pago';
+export { generarPdfFactura } from './pdf';
 export { reanudarProcesos, reconciliarEventos, revisarCertificados } from './programados';
 export { sondaSalud } from './sonda-salud';
-export { timbrarFactura } from './timbrado';
+export { timbrarFactura, timbrarFacturaV2 } from './timbrado';

@@ -1,3 +1,4 @@
+import type { SearchAttributePair } from '@temporalio/common';
 import {
   ActivityCancellationType,
   CancellationScope,
@@ -69,19 +70,21 @@ export async function pasoAcotado<T>(
   esperas: Esperas,
   local: () => Promise<T>,
   remota: () => Promise<T>,
+  /** Written with the error (what ops find a waiting operation by, when not written before). */
+  conElError: () => SearchAttributePair[] = () => [],
 ): Promise<{ valor: T; falla: boolean }> {
   try {
     return { valor: await local(), falla: false };
   } catch (err) {
     if (definitiva(err)) throw err;
-    marcarError(nombre, err);
+    marcarError(nombre, err, conElError());
     return { valor: await esperas(remota), falla: true };
   }
 }
 
 /** What failed and where, as the Temporal UI and `ErrorTimbrado="…"` filters show it. */
-function marcarError(paso: string, err: unknown): void {
-  upsertSearchAttributes([{ key: ATRIBUTOS.ErrorTimbrado, value: [paso, codigoDeFalla(paso, err)] }]);
+function marcarError(paso: string, err: unknown, mas: SearchAttributePair[]): void {
+  upsertSearchAttributes([{ key: ATRIBUTOS.ErrorTimbrado, value: [paso, codigoDeFalla(paso, err)] }, ...mas]);
 }
 
 // The worker's interceptor gives database failures the driver's code as their type (worker/interceptores.ts).

@@ -85,8 +85,20 @@ async function timbrar(e: EntradaTimbrado, conLocales: boolean) {
   }
 }
 
-async function timbrarAcotado(e: EntradaTimbrado, esperas: Esperas): Promise<ResultadoTimbrado> {
+/**
+ * `diferirReferencias`: since timbrarFacturaV2 the references are written once, with the outcome (or with the
+ * first error, so a waiting stamping is found by RFC), instead of once more after sealing: one visibility write
+ * less per stamping. Earlier runs write them as they did.
+ */
+async function timbrarAcotado(
+  e: EntradaTimbrado,
+  esperas: Esperas,
+  o: { diferirReferencias: boolean } = { diferirReferencias: false },
+): Promise<ResultadoTimbrado> {
   let falla = false;
+  let referencias: string[] = [];
+  const conElError = () =>
+    o.diferirReferencias && referencias.length ? [{ key: ATRIBUTOS.Referencias, value: referencias }] : [];
   const paso = async (nombre: string, f: 'prepararTimbrado' | 'enviarAlPac') => {
     const local = nombre === 'pac' ? pacRapido : localesAcotados;
     const remota = nombre === 'pac' ? pacCancelable : remotasCancelables;
@@ -95,14 +107,17 @@ async function timbrarAcotado(e: EntradaTimbrado, esperas: Esperas): Promise<Res
       esperas,
       () => local[f](e),
       () => remota[f](e),
+      conElError,
     );
     falla ||= r.falla;
     return r.valor;
   };
   const preparado = await paso('preparacion', 'prepararTimbrado');
   // Found by RFC or serie-folio while it is still on its way.
-  if (preparado.estado !== 'rechazado' && preparado.referencias?.length)
-    upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: preparado.referencias }]);
+  if (preparado.estado !== 'rechazado' && preparado.referencias?.length) {
+    referencias = preparado.referencias;
+    if (!o.diferirReferencias) upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: referencias }]);
+  }
   const r = preparado.estado === 'listo' ? await paso('pac', 'enviarAlPac') : preparado;
   if (r.estado === 'rechazado') {
     await pasoAcotado(
@@ -110,16 +125,19 @@ async function timbrarAcotado(e: EntradaTimbrado, esperas: Esperas): Promise<Res
       esperas,
       () => localesAcotados.registrarRechazo(e, r.error),
       () => remotasCancelables.registrarRechazo(e, r.error),
+      conElError,
     );
     upsertSearchAttributes([
       { key: ATRIBUTOS.EstadoFactura, value: 'fallido' },
       { key: ATRIBUTOS.ErrorTimbrado, value: [r.error.paso ?? 'pac', r.error.codigo] },
+      ...conElError(),
     ]);
     return 'fallido';
   }
+  const finales = r.referencias?.length ? r.referencias : o.diferirReferencias ? referencias : [];
   upsertSearchAttributes([
     { key: ATRIBUTOS.EstadoFactura, value: 'timbrada' },
-    ...(r.referencias?.length ? [{ key: ATRIBUTOS.Referencias, value: r.referencias }] : []),
+    ...(finales.length ? [{ key: ATRIBUTOS.Referencias, value: finales }] : []),
     ...(falla ? [{ key: ATRIBUTOS.ErrorTimbrado, value: [] as string[] }] : []),
   ]);
   return 'timbrada';
@@ -145,22 +163,53 @@ export async function timbrarConPasos(e: EntradaTimbrado, esperas: Esperas): Pro
   return resultado;
 }
 
-/** Renders and stores the PDF of a stamped CFDI (after the API's wait has its answer). */
-export const generarPdf = (e: EntradaTimbrado) => pdf.generarPdf(e);
+// Since this patch the PDF is rendered by its own workflow (`pdf:<factura>`, workflows/pdf.ts) on the PDF
+// queue: the step that reports the CFDI stamped has already handed it over, so the stamping ends in the same
+// workflow task and Chromium never slows a stamping. Earlier runs render it here, as they did.
+const PARCHE_PDF_APARTE = 'pdf-aparte';
 
-/** One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate, stamp exactly once, render the PDF. */
-export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
-  const esperas = crearEsperas();
+/** The PDF of a stamped CFDI, after the API's wait has its answer. */
+export async function generarPdf(e: EntradaTimbrado): Promise<void> {
+  if (!patched(PARCHE_PDF_APARTE)) await pdf.generarPdf(e);
+}
+
+/** A stamping's bounded wait for the API, answered once the outcome is known; the run then ends. */
+function responderEspera() {
   // Set once, read by the update handler (which may run before it is set).
   const fin: { resultado?: ResultadoTimbrado } = {};
   setHandler(esperarTimbrado, async () => {
     await condition(() => fin.resultado !== undefined);
     return fin.resultado!;
   });
+  return fin;
+}
 
+/**
+ * The stamping of invoices started before timbrarFacturaV2 (workflow id `timbrado:<factura>`): kept so their
+ * histories replay and running ones finish. Seal, pre-validate, stamp exactly once, render the PDF (or, since
+ * `pdf-aparte`, leave it to its own workflow).
+ */
+export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
+  const esperas = crearEsperas();
+  const fin = responderEspera();
   const resultado = await timbrarConPasos(e, esperas);
   fin.resultado = resultado;
   if (resultado === 'timbrada') await generarPdf(e);
+  await condition(allHandlersFinished);
+  return resultado;
+}
+
+/**
+ * One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate and stamp exactly once; the step that
+ * stores the stamp hands the PDF to its own workflow. A new workflow type instead of more patches: every
+ * patched() call also writes the TemporalChangeVersion search attribute, one visibility write per patch per run,
+ * and a stamping is mostly Temporal's cost. Its changes from here on go behind patched() as usual.
+ */
+export async function timbrarFacturaV2(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
+  const esperas = crearEsperas();
+  const fin = responderEspera();
+  const resultado = await timbrarAcotado(e, esperas, { diferirReferencias: true });
+  fin.resultado = resultado;
   await condition(allHandlersFinished);
   return resultado;
 }

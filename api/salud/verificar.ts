@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import type { RepositorioSondas } from '../../db/repositorios/sondas';
+import { colaPdf } from '../../temporal/pdf';
 
 export type EstadoComponente = 'ok' | 'error';
 
@@ -18,6 +19,7 @@ export interface Salud {
     temporal: Componente;
     pac: Componente;
     worker: Componente;
+    worker_pdf: Componente;
     chromium: Componente;
   };
 }
@@ -49,12 +51,13 @@ async function medir(fn: () => Promise<string | void>, ms: number, que: string):
 }
 
 /**
- * Checks every component. The worker and Chromium are proved by a real round trip: a probe workflow
- * whose activity launches (or reuses) the worker's Chromium and writes a MySQL row that we read back.
+ * Checks every component. The workers and Chromium are proved by a real round trip: a probe workflow whose
+ * activities write a MySQL row each that we read back, the PDF worker's after launching (or reusing) its Chromium.
  */
 export async function verificarSalud(d: DepsSalud): Promise<Salud> {
   const sondaId = `sonda-salud:${randomUUID()}`;
   const inicioSonda = Date.now();
+  // Whatever the workflow ended with (a worker missing times it out), the rows say which part answered.
   const sonda = conLimite(
     d.temporal.workflow.execute('sondaSalud', {
       workflowId: sondaId,
@@ -64,7 +67,15 @@ export async function verificarSalud(d: DepsSalud): Promise<Salud> {
     }),
     d.timeoutMs,
     'worker',
-  ).then(() => d.sondas.obtener(sondaId));
+  ).then(
+    () => undefined,
+    (e: Error) => e.message,
+  );
+  const filas = sonda.then(async (error) => ({
+    error,
+    f: await d.sondas.obtener(sondaId),
+    pdf: await d.sondas.obtener(`${sondaId}:pdf`),
+  }));
 
   const [mysql, temporal, pac, fila] = await Promise.all([
     medir(() => d.sondas.versionServidor(), d.timeoutMs, 'mysql'),
@@ -94,25 +105,29 @@ export async function verificarSalud(d: DepsSalud): Promise<Salud> {
       d.timeoutMs,
       'pac',
     ),
-    sonda.then(
-      (f) => ({ f, error: undefined as string | undefined }),
-      (e: Error) => ({ f: undefined, error: e.message }),
-    ),
+    filas.catch((e: Error) => ({ error: e.message, f: undefined, pdf: undefined })),
   ]);
   const latenciaSonda = Date.now() - inicioSonda;
 
   const worker: Componente = fila.f
     ? { estado: 'ok', latencia_ms: latenciaSonda, detalle: String(fila.f.worker) }
     : { estado: 'error', latencia_ms: latenciaSonda, detalle: fila.error ?? 'la sonda no escribió en MySQL' };
-  const chromium: Componente = fila.f?.chromium
-    ? { estado: 'ok', latencia_ms: latenciaSonda, version: String(fila.f.chromium) }
+  const workerPdf: Componente = fila.pdf
+    ? { estado: 'ok', latencia_ms: latenciaSonda, detalle: String(fila.pdf.worker) }
     : {
         estado: 'error',
         latencia_ms: latenciaSonda,
-        detalle: fila.f?.chromium_error ?? 'no verificado: el worker no respondió',
+        detalle: `el worker de PDF (cola ${colaPdf(d.taskQueue)}) no respondió: los PDF esperan en su cola`,
+      };
+  const chromium: Componente = fila.pdf?.chromium
+    ? { estado: 'ok', latencia_ms: latenciaSonda, version: String(fila.pdf.chromium) }
+    : {
+        estado: 'error',
+        latencia_ms: latenciaSonda,
+        detalle: fila.pdf?.chromium_error ?? 'no verificado: el worker de PDF no respondió',
       };
 
-  const componentes = { mysql, temporal, pac, worker, chromium };
+  const componentes = { mysql, temporal, pac, worker, worker_pdf: workerPdf, chromium };
   const estado = Object.values(componentes).every((c) => c.estado === 'ok') ? 'ok' : 'degradado';
   return { estado, componentes };
 }

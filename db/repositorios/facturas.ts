@@ -162,6 +162,18 @@ export function crearRepositorioFacturas(db: Knex) {
   return {
     obtener,
 
+    /** The invoice and its sealed XML in one read: what every stamping step starts from. */
+    async obtenerConSellado(
+      a: Alcance,
+      id: string,
+    ): Promise<(FilaFactura & { xmlSellado: string | null }) | undefined> {
+      const f = (await tabla(a)
+        .select([...columnas, 'xml_sellado'])
+        .where({ id })
+        .first()) as (FilaBd & { xml_sellado: string | null }) | undefined;
+      return f && { ...leer(f), xmlSellado: f.xml_sellado };
+    },
+
     async listar(a: Alcance, f: FiltrosFacturas, pagina: Pagina): Promise<Tramo<FilaFactura>> {
       const c = tabla(a).select(columnas);
       if (f.organizacionId) c.where('organizacion_id', f.organizacionId);
@@ -330,8 +342,16 @@ export function crearRepositorioFacturas(db: Knex) {
       return f && { sellado: f.xml_sellado, timbrado: f.xml_timbrado };
     },
 
-    async pdf(a: Alcance, id: string): Promise<{ pdf: Buffer | null; estado: EstadoFactura } | undefined> {
-      return tabla(a).select('pdf', 'estado').where({ id }).first();
+    /** The stored PDF, and whether there is a stamped XML to render one from. */
+    async pdf(
+      a: Alcance,
+      id: string,
+    ): Promise<{ pdf: Buffer | null; estado: EstadoFactura; timbrada: boolean } | undefined> {
+      const f = await tabla(a)
+        .select('pdf', 'estado', db.raw('xml_timbrado IS NOT NULL AS timbrada'))
+        .where({ id })
+        .first();
+      return f && { pdf: f.pdf, estado: f.estado, timbrada: Boolean(f.timbrada) };
     },
 
     async datosPdf(a: Alcance, id: string): Promise<DatosPdf | undefined> {
@@ -344,8 +364,9 @@ export function crearRepositorioFacturas(db: Knex) {
       );
     },
 
+    /** The first stored PDF stays: a concurrent render of the same invoice does not replace it. */
     async guardarPdf(a: Alcance, id: string, pdf: Buffer): Promise<void> {
-      await tabla(a).where({ id }).update({ pdf });
+      await tabla(a).where({ id }).whereNull('pdf').update({ pdf });
     },
 
     /**

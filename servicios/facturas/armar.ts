@@ -140,8 +140,13 @@ type EntradaSinSello = Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'
  * caller's scope, applies the defaults, and refuses what is wrong with the request itself (missing fields,
  * unknown codes, invalid taxes, and every SAT-matrix rule the request alone decides).
  */
-export async function armarDocumento(d: DepsArmar, a: Alcance, f: FacturaNueva): Promise<DocumentoFactura> {
-  const org = await d.organizaciones.resolver(a, f.organizacion, 'organizacion');
+export async function armarDocumento(
+  d: DepsArmar,
+  a: Alcance,
+  f: FacturaNueva,
+  /** The request's organization, already resolved in the caller's scope (one read per request). */
+  org: Awaited<ReturnType<DepsArmar['organizaciones']['resolver']>>,
+): Promise<DocumentoFactura> {
   const cliente = await resolverCliente(d, a, org.id, f.cliente);
 
   const violaciones: Violacion[] = [];

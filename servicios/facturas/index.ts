@@ -27,6 +27,11 @@ export interface Timbrador {
    * workflow (`pagoId`), without the wait.
    */
   reintentar(a: Alcance, factura: { id: string; organizacionId: string; pagoId?: string }): Promise<void>;
+  /**
+   * A stamped CFDI whose PDF is not stored yet: has it rendered now (ahead of the rendering queue, deduplicated
+   * with it) and waits for it within the bounded wait.
+   */
+  pedirPdf(a: Alcance, facturaId: string): Promise<void>;
 }
 
 /** Starts (or joins) the one cancellation workflow of an invoice and waits for the PAC's first answer. */
@@ -144,8 +149,8 @@ export function crearServicioFacturas(deps: DepsFacturas) {
   return {
     async crear(a: Alcance, entrada: FacturaNueva, c: CreacionIdempotente = {}): Promise<ResultadoFactura> {
       if (c.recurso) return reanudarCreacion(a, c.recurso);
-      const documento = await armarDocumento({ ...deps, ahora }, a, entrada);
       const org = await deps.organizaciones.resolver(a, entrada.organizacion, 'organizacion');
+      const documento = await armarDocumento({ ...deps, ahora }, a, entrada, org);
       const autoTimbrar = entrada.auto_timbrar !== false;
       if (autoTimbrar) {
         deps.timbrador.exigirDisponible(a);
@@ -357,7 +362,7 @@ export function crearServicioFacturas(deps: DepsFacturas) {
       if (!x.timbrado) {
         throw new ErrorNegocio(
           'conflicto',
-          'factura_sin_timbrar',
+          'factura_no_timbrada',
           `La factura ${id} aún no está timbrada.`,
           'id',
         );
@@ -369,14 +374,18 @@ export function crearServicioFacturas(deps: DepsFacturas) {
       const x = await repo.pdf(a, id);
       if (!x) throw noExiste(id);
       if (x.pdf) return x.pdf;
-      if (x.estado === 'borrador') {
+      if (!x.timbrada) {
         throw new ErrorNegocio(
           'conflicto',
-          'factura_sin_timbrar',
-          `La factura ${id} aún no está timbrada: el PDF se genera al timbrarla.`,
+          'factura_no_timbrada',
+          `La factura ${id} aún no está timbrada (estado ${x.estado}): el PDF existe desde que se timbra.`,
           'id',
         );
       }
+      // Stamped, PDF still in the rendering queue: rendered now, answered in the same request.
+      await deps.timbrador.pedirPdf(a, id);
+      const listo = await repo.pdf(a, id);
+      if (listo?.pdf) return listo.pdf;
       throw new ErrorNegocio(
         'conflicto',
         'pdf_en_proceso',

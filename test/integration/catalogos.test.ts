@@ -1,6 +1,6 @@
 import { cargarCatalogos, type ResultadoCarga } from '../../db/catalogos/cargar';
 import { DEFINICIONES } from '../../db/catalogos/definiciones';
-import { crearKnex, partesUrl, recrearBase, type Knex } from '../../db/conexion';
+import { borrarBase, crearKnex, partesUrl, recrearBase, type Knex } from '../../db/conexion';
 import { migrar } from '../../db/migraciones';
 
 // Its own database, so this suite never touches the one other integration tests share.
@@ -47,12 +47,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.destroy();
-  const raiz = crearKnex(servidor, { min: 0, max: 1 });
-  try {
-    await raiz.raw(`DROP DATABASE IF EXISTS \`${BASE}\``);
-  } finally {
-    await raiz.destroy();
-  }
+  await borrarBase(urlBase);
 });
 
 const contar = async (tabla: string) => Number((await db(tabla).count({ n: '*' }).first())?.n);

@@ -80,10 +80,8 @@ describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL 
 
     // The PDF is rendered right after stamping; its QR decodes to the SAT verification URL.
     const pdf = await esperar(async () => {
-      const p = await fetch(`${pila.url}/v1/facturas/${r.body.id}/pdf`, {
-        headers: { authorization: `Basic ${Buffer.from(`${c.secreto}:`).toString('base64')}` },
-      });
-      return p.status === 200 ? Buffer.from(await p.arrayBuffer()) : undefined;
+      const p = await c.http.binario(`/v1/facturas/${r.body.id}/pdf`);
+      return p.status === 200 ? p.body : undefined;
     });
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     writeFileSync(join(dir, 'f.pdf'), pdf);
@@ -100,10 +98,12 @@ describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL 
 
   it('el workflow se encuentra por sus atributos de búsqueda', async () => {
     const r = await c.http.post('/v1/facturas', facturaNueva(c));
+    await pila.cliente.workflow.getHandle(`pdf:${r.body.id}`).result();
     const lista = pila.cliente.workflow.list({ query: `FacturaId="${r.body.id}"` });
     const encontrados: string[] = [];
     for await (const w of lista) encontrados.push(w.workflowId);
-    expect(encontrados).toEqual([`timbrado:${r.body.id}`]);
+    // The stamping, and the PDF workflow it handed the render to.
+    expect(encontrados.sort()).toEqual([`pdf:${r.body.id}`, `timbrado:${r.body.id}`]);
   });
 
   it('borrador: 201 + factura.creada; timbrar → 200 timbrada; timbrar otra vez → 409', async () => {

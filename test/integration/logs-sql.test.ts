@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { Writable } from 'node:stream';
+import { cargarConfig } from '../../config/config';
+import { crearKnex, type Knex } from '../../db/conexion';
+import { crearTransacciones } from '../../db/transacciones';
 import { crearLogger } from '../../log/logger';
 import { nuevaCuenta, ORGANIZACION } from '../support/cuentas';
 import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
@@ -101,5 +104,26 @@ describe('un error de la base de datos en una actividad', () => {
     expect(f.uuid).toMatch(/^[0-9A-F-]{36}$/);
     const historia = JSON.stringify(await flujo.fetchHistory());
     for (const valor of [marca, 'update `facturas`']) expect(historia).not.toContain(valor);
+  });
+});
+
+describe('aislamiento de las transacciones', () => {
+  it('toda conexión del pool abre READ COMMITTED, sin un SET por transacción', async () => {
+    const db = crearKnex(cargarConfig(process.env).databaseUrl, { min: 0, max: 2 });
+    try {
+      const nivel = await crearTransacciones(db).ejecutar(async (tx) => {
+        const [filas] = await (tx as unknown as Knex.Transaction).raw('SELECT @@tx_isolation AS nivel');
+        return (filas as { nivel: string }[])[0]!.nivel;
+      });
+      expect(nivel).toBe('READ-COMMITTED');
+      // A connection opened later (after the pool dropped one, or a database restart) too.
+      await db.destroy();
+      const otra = crearKnex(cargarConfig(process.env).databaseUrl, { min: 0, max: 1 });
+      const [filas] = await otra.raw('SELECT @@tx_isolation AS nivel');
+      expect((filas as { nivel: string }[])[0]!.nivel).toBe('READ-COMMITTED');
+      await otra.destroy();
+    } finally {
+      await db.destroy().catch(() => undefined);
+    }
   });
 });

@@ -1,4 +1,4 @@
-import { crearKnex, partesUrl, recrearBase, type Knex } from '../../db/conexion';
+import { borrarBase, crearKnex, partesUrl, recrearBase, type Knex } from '../../db/conexion';
 import { migrar } from '../../db/migraciones';
 import * as m014 from '../../db/migrations/014_eventos_actor_recursos';
 
@@ -18,12 +18,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await db?.destroy();
-  const raiz = crearKnex(servidor, { min: 0, max: 1 });
-  try {
-    await raiz.raw(`DROP DATABASE IF EXISTS \`${BASE}\``);
-  } finally {
-    await raiz.destroy();
-  }
+  await borrarBase(urlBase);
 });
 
 const renglonLibro = (pago_id: string, factura_id: string, num_parcialidad: number) => ({

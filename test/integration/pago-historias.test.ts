@@ -5,7 +5,7 @@ import { iniciarPila, type Pila } from '../support/pila';
 
 // Payments live for as long as their stamping takes: every released version of the payment workflow must
 // replay with the current code. pago-v1.json was recorded by the first version (before the `timbrando` patch),
-// pago-v2.json by the second (before the bounded ledger step).
+// pago-v2.json by the second (before the bounded ledger step), pago-v3.json by the third (before the PDF workflow).
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -44,6 +44,11 @@ describe('historias del pago', () => {
       ).length,
     );
     await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
+
+    // The third version (bounded ledger step, PDF rendered inside the payment workflow).
+    const v3 = leerHistoria('pago-v3.json');
+    expect(v3.programadas).toEqual(['generarPdf']);
+    await expect(repetirHistoria(v3.historia, 'pago:historia-v3')).resolves.toBeUndefined();
 
     // The second version (the `timbrando` patch, ledger retried locally without bound).
     const v2 = leerHistoria('pago-v2.json');

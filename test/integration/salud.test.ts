@@ -10,12 +10,12 @@ describe('GET /salud: el recorrido completo API → Temporal → worker → MySQ
   });
   afterAll(() => pila.detener());
 
-  it('el detalle, desde loopback, reporta sanos MySQL, Temporal, el PAC, el worker y Chromium', async () => {
+  it('el detalle, desde loopback, reporta sanos MySQL, Temporal, el PAC, los dos workers y Chromium', async () => {
     const r = await fetch(`${pila.url}/salud/detalle`);
     const cuerpo = await r.json();
     expect(r.status).toBe(200);
     expect(cuerpo.estado).toBe('ok');
-    for (const c of ['mysql', 'temporal', 'pac', 'worker', 'chromium']) {
+    for (const c of ['mysql', 'temporal', 'pac', 'worker', 'worker_pdf', 'chromium']) {
       expect(cuerpo.componentes[c].estado).toBe('ok');
     }
     expect(cuerpo.componentes.temporal.version).toMatch(/^1\.29\./);
@@ -49,11 +49,15 @@ describe('GET /salud: el recorrido completo API → Temporal → worker → MySQ
     expect((await con.json()).componentes.mysql.estado).toBe('ok');
   });
 
-  it('la sonda es un workflow real cuya actividad escribió la fila que la API leyó', async () => {
+  it('la sonda es un workflow real cuyas actividades (una por cola) escribieron las filas que la API leyó', async () => {
     const antes = Date.now();
     await fetch(`${pila.url}/salud/detalle`);
-    const fila = await pila.db('sondas_salud').orderBy('creado_en', 'desc').first();
+    const filas = await pila.db('sondas_salud').orderBy('creado_en', 'desc').limit(2);
+    const fila = filas.find((f) => !f.id.endsWith(':pdf'));
+    const pdf = filas.find((f) => f.id === `${fila.id}:pdf`);
     expect(fila.id).toMatch(/^sonda-salud:/);
+    // The stamping worker does not launch Chromium for it; the PDF worker reported its own.
+    expect([fila.chromium, pdf.chromium]).toEqual([null, expect.stringMatching(/Chrome\/\d+/)]);
     expect(new Date(fila.creado_en).getTime()).toBeGreaterThanOrEqual(antes - 1000);
     const desc = await pila.cliente.workflow.getHandle(fila.id).describe();
     expect(desc.type).toBe('sondaSalud');
@@ -91,6 +95,29 @@ describe('GET /salud con componentes caídos', () => {
       await pila.detener();
     }
   });
+
+  it('sin el worker de PDF: el worker sano, worker_pdf y Chromium en error (los PDF esperan en su cola)', async () => {
+    const pila = await iniciarPila({ workerPdf: false, saludTimeoutMs: 3000 });
+    try {
+      const r = await fetch(`${pila.url}/salud/detalle`);
+      const cuerpo = await r.json();
+      expect(r.status).toBe(503);
+      expect(cuerpo.componentes.worker.estado).toBe('ok');
+      expect(cuerpo.componentes.worker_pdf).toMatchObject({
+        estado: 'error',
+        detalle: expect.stringContaining(`${pila.taskQueue}-pdf`),
+      });
+      expect(cuerpo.componentes.chromium.estado).toBe('error');
+      await pila.arrancarWorkerPdf();
+      const otra = await esperar(async () => {
+        const x = await fetch(`${pila.url}/salud/detalle`);
+        return x.status === 200 ? x.json() : undefined;
+      }, 30_000);
+      expect(otra.componentes.worker_pdf.estado).toBe('ok');
+    } finally {
+      await pila.detener();
+    }
+  }, 60_000);
 
   it('una caída inyectada en el PAC sandbox se reporta como PAC en error, y se recupera', async () => {
     const pila = await iniciarPila({ worker: false, saludTimeoutMs: 1500 });

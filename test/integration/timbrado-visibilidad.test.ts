@@ -90,7 +90,7 @@ describe('un paso que sigue fallando no hace crecer la historia y se reintenta a
 
   it('la base de datos caída al preparar: ErrorTimbrado y la falla en la actividad pendiente; reintentar ahora', async () => {
     const facturaId = `fac_${randomUUID().replace(/-/g, '').slice(0, 26)}`;
-    const h = await pila.cliente.workflow.start('timbrarFactura', {
+    const h = await pila.cliente.workflow.start('timbrarFacturaV2', {
       taskQueue,
       workflowId: `timbrado:${facturaId}`,
       args: [{ facturaId, cuentaId: 'cta_prueba', modo: 'test' }],

@@ -11,18 +11,26 @@ export interface ClienteHttp {
   post<T = any>(ruta: string, cuerpo?: unknown, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
   patch<T = any>(ruta: string, cuerpo?: unknown, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
   delete<T = any>(ruta: string, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
+  /** A GET whose answer is bytes (a PDF, a ZIP): the body as a Buffer; a JSON error is still checked. */
+  binario(ruta: string, encabezados?: Record<string, string>): Promise<Respuesta<Buffer>>;
 }
 
 /** Real HTTP against the API, authenticated with `llave`; every JSON answer is checked against openapi.yaml. */
 export function clienteHttp(url: string, llave?: string): ClienteHttp {
+  const autenticados = (encabezados: Record<string, string>) => {
+    const headers: Record<string, string> = { ...encabezados };
+    if (llave) headers.authorization = `Basic ${Buffer.from(`${llave}:`).toString('base64')}`;
+    return headers;
+  };
+  const esJson = (r: Response) => (r.headers.get('content-type') ?? '').includes('application/json');
+
   async function pedir(
     metodo: string,
     ruta: string,
     cuerpo?: unknown,
     encabezados: Record<string, string> = {},
   ) {
-    const headers: Record<string, string> = { ...encabezados };
-    if (llave) headers.authorization = `Basic ${Buffer.from(`${llave}:`).toString('base64')}`;
+    const headers = autenticados(encabezados);
     if (cuerpo !== undefined) headers['content-type'] = 'application/json';
     const r = await fetch(`${url}${ruta}`, {
       method: metodo,
@@ -30,9 +38,16 @@ export function clienteHttp(url: string, llave?: string): ClienteHttp {
       body: cuerpo === undefined ? undefined : JSON.stringify(cuerpo),
     });
     const texto = await r.text();
-    const esJson = (r.headers.get('content-type') ?? '').includes('application/json');
-    const body = esJson && texto ? JSON.parse(texto) : texto;
-    if (esJson) validarRespuesta(metodo, ruta, r.status, body);
+    const json = esJson(r);
+    const body = json && texto ? JSON.parse(texto) : texto;
+    if (json) validarRespuesta(metodo, ruta, r.status, body);
+    return { status: r.status, headers: r.headers, body };
+  }
+
+  async function binario(ruta: string, encabezados: Record<string, string> = {}) {
+    const r = await fetch(`${url}${ruta}`, { headers: autenticados(encabezados) });
+    const body = Buffer.from(await r.arrayBuffer());
+    if (esJson(r)) validarRespuesta('GET', ruta, r.status, JSON.parse(body.toString('utf8')));
     return { status: r.status, headers: r.headers, body };
   }
   return {
@@ -40,5 +55,6 @@ export function clienteHttp(url: string, llave?: string): ClienteHttp {
     post: (ruta, c, e) => pedir('POST', ruta, c ?? {}, e),
     patch: (ruta, c, e) => pedir('PATCH', ruta, c ?? {}, e),
     delete: (ruta, e) => pedir('DELETE', ruta, undefined, e),
+    binario,
   };
 }

@@ -19,7 +19,7 @@ import { crearSandboxPac } from '../../pac/sandbox/servidor';
 import { Navegador } from '../../pdf/navegador';
 import { crearBoveda } from '../../seguridad/boveda';
 import { crearDepsActividades } from '../../worker/composicion';
-import { crearWorker, identidadWorker } from '../../worker/crear';
+import { crearWorker, crearWorkerPdf, identidadWorker } from '../../worker/crear';
 import { telemetriaWorker } from '../../worker/metricas';
 import { crearPacPara } from '../../pac/fabrica';
 import { crearCanceladorTemporal } from '../../temporal/cancelador';
@@ -50,6 +50,9 @@ export interface Pila {
   detenerWorker(): Promise<void>;
   /** Starts a new worker on the same task queue (after detenerWorker: a worker restart). */
   arrancarWorker(): Promise<void>;
+  /** The PDF queue's worker, stopped and started on its own. */
+  detenerWorkerPdf(): Promise<void>;
+  arrancarWorkerPdf(): Promise<void>;
   detenerPac(): Promise<void>;
   detener(): Promise<void>;
 }
@@ -57,6 +60,12 @@ export interface Pila {
 export interface OpcionesPila {
   /** Start the worker (default true). */
   worker?: boolean;
+  /** Start the PDF queue's worker (default: as `worker`). */
+  workerPdf?: boolean;
+  /** Renders the PDF worker runs at once (default 2, as PDF_CONCURRENCIA). */
+  pdfConcurrencia?: number;
+  /** How long a read of a PDF not stored yet waits for its render (default 20 s). */
+  pdfEsperaMs?: number;
   /** Start the sandbox PAC (default true). */
   pac?: boolean;
   saludTimeoutMs?: number;
@@ -131,13 +140,11 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   const cat = await catalogos;
   const boveda = crearBoveda(config.claveMaestra);
 
-  let worker: Worker | undefined;
-  let corriendo: Promise<void> | undefined;
   let conexionWorker: NativeConnection | undefined;
-  const arrancarWorker = async () => {
+  const depsWorker = async () => {
     conexionWorker ??= await NativeConnection.connect({ address: config.temporal.address });
     const clienteWorker = new Client({ connection: conexionWorker, namespace: config.temporal.namespace });
-    worker = await crearWorker({
+    return {
       connection: conexionWorker,
       namespace: config.temporal.namespace,
       taskQueue,
@@ -161,10 +168,30 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         metricas: Runtime.instance().metricMeter,
       }),
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
-    });
-    corriendo = worker.run();
+    };
   };
-  if (op.worker !== false) await arrancarWorker();
+  /** A worker that can be stopped and started again, as a process restart would. */
+  const reiniciable = (crear: () => Promise<Worker>) => {
+    let worker: Worker | undefined;
+    let corriendo: Promise<void> | undefined;
+    return {
+      async arrancar() {
+        worker = await crear();
+        corriendo = worker.run();
+      },
+      async detener() {
+        if (worker && worker.getState() === 'RUNNING') worker.shutdown();
+        await corriendo;
+      },
+      corre: () => worker?.getState() === 'RUNNING',
+    };
+  };
+  const principal = reiniciable(async () => crearWorker(await depsWorker()));
+  const pdfs = reiniciable(async () =>
+    crearWorkerPdf({ ...(await depsWorker()), concurrencia: op.pdfConcurrencia ?? 2 }),
+  );
+  if (op.worker !== false) await principal.arrancar();
+  if (op.workerPdf ?? op.worker !== false) await pdfs.arrancar();
 
   const connection = await conectarTemporal(config.temporal.address);
   const cliente = new Client({ connection, namespace: config.temporal.namespace });
@@ -176,6 +203,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       cliente,
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
+      pdfEsperaMs: op.pdfEsperaMs,
       pacLiveConfigurado: Boolean(config.pac.live),
     }),
     cancelador: crearCanceladorTemporal({
@@ -218,10 +246,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   );
 
   const cerrar = (s?: Server) => new Promise<void>((r) => (s ? s.close(() => r()) : r()));
-  const detenerWorker = async () => {
-    if (worker && worker.getState() === 'RUNNING') worker.shutdown();
-    await corriendo;
-  };
+
   return {
     config,
     url: urlDe(api),
@@ -232,11 +257,17 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     taskQueue,
     servicios,
     logger,
-    detenerWorker,
-    arrancarWorker,
+    detenerWorker: principal.detener,
+    // A stack started without workers gets both with its first worker, unless told otherwise.
+    async arrancarWorker() {
+      await principal.arrancar();
+      if (op.workerPdf !== false && !pdfs.corre()) await pdfs.arrancar();
+    },
+    detenerWorkerPdf: pdfs.detener,
+    arrancarWorkerPdf: pdfs.arrancar,
     detenerPac: () => cerrar(pac),
     async detener() {
-      await detenerWorker();
+      await Promise.all([principal.detener(), pdfs.detener()]);
       await Promise.allSettled([cerrar(api), cerrar(pac), navegador.cerrar()]);
       await Promise.allSettled([
         connection.close(),

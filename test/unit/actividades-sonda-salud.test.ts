@@ -48,3 +48,23 @@ describe('registrarSonda', () => {
     expect((await repo.obtener('sonda_3'))?.chromium).toBe('v2');
   });
 });
+
+describe('registrarSondaWorker', () => {
+  it('el worker principal registra su parte sin tocar Chromium (es del worker de PDF)', async () => {
+    const s = sondas();
+    let versiones = 0;
+    const { registrarSondaWorker } = crearActividadesSonda({
+      sondas: s,
+      navegador: { version: async () => `v${++versiones}` },
+      identidadWorker: '1@principal',
+    });
+    await registrarSondaWorker('sonda_9');
+    expect(await s.obtener('sonda_9')).toEqual({
+      id: 'sonda_9',
+      worker: '1@principal',
+      chromium: null,
+      chromium_error: null,
+    });
+    expect(versiones).toBe(0);
+  });
+});

@@ -63,6 +63,17 @@ describe('prepararTimbrado', () => {
     expect(certificado).not.toHaveBeenCalled();
   });
 
+  it('una factura ya timbrada (una corrida nueva) no se prepara: se entrega su PDF y sigue', async () => {
+    const e = await sellada();
+    await enviar(e);
+    x.temporal.terminar(`pdf:${e.facturaId}`);
+    expect(await x.act.prepararTimbrado(e)).toMatchObject({ estado: 'timbrada' });
+    expect(x.temporal.inicios.map((i) => [i.workflowId, i.nuevo])).toEqual([
+      [`pdf:${e.facturaId}`, true],
+      [`pdf:${e.facturaId}`, true],
+    ]);
+  });
+
   it('una factura ya timbrada no se vuelve a preparar', async () => {
     const factura = await x.facturar();
     const antes = x.m.almacen.volcado();
@@ -231,6 +242,42 @@ describe('enviarAlPac', () => {
     // Only the concurrent attempt's write: the activity saw the stamp under the lock and left it.
     expect(guardarTimbre).toHaveBeenCalledTimes(1);
     expect(await eventos()).toEqual([]);
+  });
+
+  it('timbrada: antes de contestar entrega el PDF a su flujo pdf:<factura> (la cola de PDF), sin renderizarlo', async () => {
+    const e = await sellada();
+    expect(x.temporal.inicios).toEqual([]);
+    await enviar(e);
+    expect(x.temporal.inicios).toEqual([
+      {
+        tipo: 'generarPdfFactura',
+        workflowId: `pdf:${e.facturaId}`,
+        taskQueue: 'cfdi-pdf',
+        entrada: { facturaId: e.facturaId, cuentaId: e.cuentaId, modo: e.modo },
+        nuevo: true,
+      },
+    ]);
+    expect(x.pdf.llamadas).toEqual([]);
+  });
+
+  it('si Temporal no toma el PDF, el paso falla; el reintento encuentra el timbre y lo entrega sin timbrar otra vez', async () => {
+    const e = await sellada();
+    const start = jest
+      .spyOn(x.temporal.cliente.workflow, 'start')
+      .mockRejectedValueOnce(new Error('14 UNAVAILABLE'));
+    await expect(enviar(e)).rejects.toThrow('UNAVAILABLE');
+    expect(guardada(e.facturaId).estado).toBe('timbrada');
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
+    expect(start).toHaveBeenCalledTimes(2);
+    expect(x.temporal.inicios.map((i) => i.workflowId)).toEqual([`pdf:${e.facturaId}`]);
+    expect(x.pac.metodos()).toEqual(['timbrar']);
+  });
+
+  it('un rechazo no entrega PDF', async () => {
+    const e = await sellada();
+    x.pac.alTimbrar({ tipo: 'rechazado', codigo: 'CFDI40102', mensaje: 'Sello inválido.' });
+    await enviar(e);
+    expect(x.temporal.inicios).toEqual([]);
   });
 
   it('una factura ya timbrada no llama al PAC', async () => {

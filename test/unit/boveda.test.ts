@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { cargarConfig } from '../../config/config';
-import { crearBoveda, ErrorBoveda, type ContextoBoveda } from '../../seguridad/boveda';
+import { bovedaSinClave, crearBoveda, ErrorBoveda, type ContextoBoveda } from '../../seguridad/boveda';
 
 const K1 = randomBytes(32);
 const K2 = randomBytes(32);
@@ -220,5 +220,16 @@ describe('boveda: master keys and rotation', () => {
     expect(() => crearBoveda({ clave: K1, version: 2, anteriores: new Map([[1, randomBytes(31)]]) })).toThrow(
       /32 bytes/,
     );
+  });
+});
+
+describe('bovedaSinClave', () => {
+  it('un proceso sin clave maestra no sella ni abre: falla diciendo por qué', () => {
+    const b = bovedaSinClave('WORKER_COLAS=pdf solo genera PDF');
+    expect(() => b.sellar({ cuentaId: 'cta_x', tabla: 't', id: 'x' } as never, {})).toThrow(
+      /no tiene la clave maestra: WORKER_COLAS=pdf/,
+    );
+    expect(() => b.abrir({} as never, Buffer.alloc(0), {}, 1)).toThrow(/clave maestra/);
+    expect(() => b.reenvolver({} as never, Buffer.alloc(0), 1)).toThrow(/clave maestra/);
   });
 });

@@ -10,6 +10,7 @@ import {
   type ConfigSinSecretos,
 } from '../../config/config';
 import { raizProyecto } from '../../config/rutas';
+import { procesoServidorProduccion } from '../../temporal/servidor-produccion';
 import { ATRIBUTOS, atributosParaCli } from '../../workflows/atributos';
 
 /**
@@ -41,6 +42,7 @@ interface Compose {
 
 const SERVICIOS_ESPERADOS = [
   'mysql',
+  'postgresql',
   'temporal-admin-tools',
   'temporal-archivo',
   'temporal',
@@ -49,10 +51,11 @@ const SERVICIOS_ESPERADOS = [
   'pac-sandbox',
   'migrate',
   'worker',
+  'worker-pdf',
   'api',
 ];
 /** Processes built from this repository: they read config/config.ts. */
-const SERVICIOS_APP = ['api', 'worker', 'pac-sandbox', 'migrate'] as const;
+const SERVICIOS_APP = ['api', 'worker', 'worker-pdf', 'pac-sandbox', 'migrate'] as const;
 type ServicioApp = (typeof SERVICIOS_APP)[number];
 
 /** Plausible values for the variables compose requires (`${VAR:?...}`). */
@@ -352,31 +355,45 @@ describe('docker-compose.yml de producción', () => {
     }
   });
 
-  it('Temporal usa su propio usuario de MySQL, creado por el script de inicio', () => {
+  it('Temporal guarda su estado en PostgreSQL, como TEMPORAL=servidor make up y su prueba', () => {
     const temporal = entornoServicio(pila.servicio('temporal'));
     const herramientas = entornoServicio(pila.servicio('temporal-admin-tools'));
-    expect(temporal).toMatchObject({ DB: 'mysql8', MYSQL_SEEDS: 'mysql', DB_PORT: '3306' });
-    expect(temporal.MYSQL_USER).not.toBe('root');
+    const postgresql = pila.servicio('postgresql');
+    const pg = entornoServicio(postgresql);
+    expect(postgresql.image).toMatch(/^postgres:15/);
+    expect(temporal).toMatchObject({ POSTGRES_SEEDS: 'postgresql', DB_PORT: '5432' });
+    expect(temporal.POSTGRES_USER).toBe(pg.POSTGRES_USER);
+    expect(temporal.POSTGRES_PWD).toBe(pg.POSTGRES_PASSWORD);
     expect(herramientas).toMatchObject({
-      SQL_HOST: 'mysql',
-      SQL_USER: temporal.MYSQL_USER,
-      SQL_PASSWORD: temporal.MYSQL_PWD,
+      SQL_HOST: 'postgresql',
+      SQL_PORT: '5432',
+      SQL_USER: pg.POSTGRES_USER,
+      SQL_PASSWORD: pg.POSTGRES_PASSWORD,
     });
-    const scripts = montaje(pila.servicio('mysql'), '/docker-entrypoint-initdb.d');
-    expect(scripts).toBeDefined();
-    // Quoting aside (backticks escaped inside the shell heredoc), the grants name both databases.
-    const sql = readdirSync(scripts!)
-      .map((f) => readFileSync(join(scripts!, f), 'utf8'))
-      .join('\n')
-      .replace(/[\\`]/g, '');
-    expect(sql).toContain(`CREATE USER IF NOT EXISTS '${temporal.MYSQL_USER}'@'%'`);
-    for (const base of ['temporal', 'temporal_visibility']) {
-      expect(sql).toContain(`GRANT ALL PRIVILEGES ON ${base}.* TO '${temporal.MYSQL_USER}'@'%'`);
-    }
-    expect(entornoServicio(pila.servicio('mysql')).TEMPORAL_DB_PASSWORD).toBe(temporal.MYSQL_PWD);
+    // The same template variables the local production-grade server is started with.
+    const local = procesoServidorProduccion({
+      carpeta: '/x',
+      plantillas: '/x',
+      ip: '127.0.0.1',
+      puerto: 7233,
+      base: temporal.DBNAME!,
+      baseVisibilidad: temporal.VISIBILITY_DBNAME!,
+      pg: { host: 'postgresql', puerto: 5432, usuario: pg.POSTGRES_USER!, contrasena: pg.POSTGRES_PASSWORD! },
+    }).entorno;
+    for (const v of [
+      'DB',
+      'POSTGRES_SEEDS',
+      'DB_PORT',
+      'POSTGRES_USER',
+      'POSTGRES_PWD',
+      'DBNAME',
+      'VISIBILITY_DBNAME',
+    ])
+      expect({ v, valor: temporal[v] }).toEqual({ v, valor: local[v] });
+    expect(dependencias(pila.servicio('temporal')).postgresql).toBe('service_healthy');
   });
 
-  it('prepara los esquemas MySQL 8 de Temporal con la misma versión que el servidor', () => {
+  it('prepara los esquemas PostgreSQL de Temporal con la misma versión que el servidor', () => {
     const herramientas = pila.servicio('temporal-admin-tools');
     const version = (s: Servicio) => s.image?.split(':')[1];
     expect(version(herramientas)).toBe(version(pila.servicio('temporal')));
@@ -386,11 +403,11 @@ describe('docker-compose.yml de producción', () => {
       ['temporal', 'temporal'],
       ['temporal_visibility', 'visibility'],
     ] as const) {
-      const herramienta = `temporal-sql-tool --plugin mysql8 --db ${base}`;
+      const herramienta = `temporal-sql-tool --plugin postgres12 --db ${base}`;
       const pasos = [
         `${herramienta} create-database`,
         `${herramienta} setup-schema -v 0.0`,
-        `${herramienta} update-schema -d /etc/temporal/schema/mysql/v8/${carpeta}/versioned`,
+        `${herramienta} update-schema -d /etc/temporal/schema/postgresql/v12/${carpeta}/versioned`,
       ];
       const posiciones = pasos.map((p) => guion.indexOf(p));
       expect(posiciones.every((p) => p >= 0)).toBe(true);
@@ -399,6 +416,13 @@ describe('docker-compose.yml de producción', () => {
     expect(dependencias(pila.servicio('temporal'))['temporal-admin-tools']).toBe(
       'service_completed_successfully',
     );
+  });
+
+  it('los PDF tienen su propio worker: sin clave maestra, solo la cola pdf; el worker principal no los genera', () => {
+    expect(pila.config.worker.colasWorker).toEqual(['principal']);
+    expect(pila.config['worker-pdf'].colasWorker).toEqual(['pdf']);
+    expect(pila.config['worker-pdf'].temporal).toEqual(pila.config.worker.temporal);
+    expect(comando(pila.servicio('worker-pdf'))).toEqual(comando(pila.servicio('worker')));
   });
 
   it('fija los shards y monta la configuración dinámica que declara', () => {

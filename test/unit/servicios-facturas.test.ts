@@ -546,17 +546,29 @@ describe('facturas.xml y facturas.pdf', () => {
     }
   });
 
-  it('de un borrador → factura_sin_timbrar', async () => {
+  it('de un borrador → factura_no_timbrada', async () => {
     const f = await borrador();
     for (const leer of [s.facturas.xml, s.facturas.pdf]) {
       const e = await errorNegocio(leer(a, f.id));
-      expect([e.tipo, e.codigo]).toEqual(['conflicto', 'factura_sin_timbrar']);
+      expect([e.tipo, e.codigo]).toEqual(['conflicto', 'factura_no_timbrada']);
     }
+    expect(s.timbrador.pdfsPedidos).toEqual([]);
   });
 
-  it('timbrada: el XML tal como lo dio el PAC; el PDF en proceso pide reintentar', async () => {
+  it('timbrada sin PDF aún: la lectura lo pide al flujo del PDF y lo contesta en la misma solicitud', async () => {
     const f = await timbrada();
     expect(await s.facturas.xml(a, f.id)).toBe('<cfdi:Comprobante/>');
+    const pdf = await s.facturas.pdf(a, f.id);
+    expect(pdf.toString()).toBe(`%PDF-1.7 ${f.id}`);
+    expect(s.timbrador.pdfsPedidos).toEqual([{ alcance: a, facturaId: f.id }]);
+    // Stored: later reads come from storage, no second request.
+    expect((await s.facturas.pdf(a, f.id)).equals(pdf)).toBe(true);
+    expect(s.timbrador.pdfsPedidos).toHaveLength(1);
+  });
+
+  it('timbrada, con el render más lento que la espera → pdf_en_proceso con reintento', async () => {
+    const f = await timbrada();
+    s.timbrador.pdf.tarda = true;
     const e = await errorNegocio(s.facturas.pdf(a, f.id));
     expect([e.tipo, e.codigo]).toEqual(['conflicto', 'pdf_en_proceso']);
     expect(e.detalle.reintentarEnSegundos).toBeGreaterThan(0);

@@ -205,6 +205,11 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
       actualizar(a, id, { cancelacion: copiaJson(c), ...(o.cancelada ? { estado: 'cancelada' } : {}) }, o.tx);
     },
 
+    async obtenerConSellado(a, id) {
+      const f = await obtener(a, id);
+      return f && { ...f, xmlSellado: guardada(a, id)!.xml_sellado };
+    },
+
     async xml(a, id) {
       const r = guardada(a, id);
       return r && { sellado: r.xml_sellado, timbrado: r.xml_timbrado };
@@ -212,7 +217,7 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
 
     async pdf(a, id) {
       const r = guardada(a, id);
-      return r && { pdf: r.pdf, estado: r.estado };
+      return r && { pdf: r.pdf, estado: r.estado, timbrada: r.xml_timbrado !== null };
     },
 
     async datosPdf(a, id) {
@@ -224,7 +229,7 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
     },
 
     async guardarPdf(a, id, pdf) {
-      if (guardada(a, id)) tabla.cambiar(id, { pdf });
+      if (guardada(a, id)?.pdf === null) tabla.cambiar(id, { pdf });
     },
 
     async procesosPendientes(antesDe, limite) {

@@ -29,6 +29,9 @@ export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {
   const llamadas: Llamada[] = [];
   const desenlaces = crearGuion<DesenlaceTimbrado>(() => 'timbrada');
   const reintentos: Llamada[] = [];
+  const pdfsPedidos: { alcance: Alcance; facturaId: string }[] = [];
+  // `true`: the render outlasts the API's wait (the PDF queue is stopped), nothing is stored.
+  const pdf = { tarda: false };
   /** What the stamping ends with this time: written as the workflow would, or nothing yet. */
   const aplicar = async (alcance: Llamada['alcance'], factura: Llamada['factura']) => {
     const d = desenlaces.siguiente();
@@ -57,8 +60,13 @@ export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {
       reintentos.push({ alcance, factura });
       await aplicar(alcance, factura);
     },
+    // The rendering workflow's outcome: a PDF stored for the invoice, as the PDF worker would.
+    async pedirPdf(alcance, facturaId) {
+      pdfsPedidos.push({ alcance, facturaId });
+      if (!pdf.tarda) await p.facturas.guardarPdf(alcance, facturaId, Buffer.from(`%PDF-1.7 ${facturaId}`));
+    },
   };
-  return { ...timbrador, llamadas, reintentos, desenlace: desenlaces.poner };
+  return { ...timbrador, llamadas, reintentos, pdfsPedidos, pdf, desenlace: desenlaces.poner };
 }
 
 /** `sin_respuesta`: the PAC has not answered within the wait; the cancellation stays `solicitada`. */

@@ -1,3 +1,4 @@
+import { crearColaPdfTemporal } from '../../../temporal/pdf';
 import { randomBytes } from 'node:crypto';
 import type { Alcance, Modo } from '../../../dominio/alcance';
 import { ErrorNegocio } from '../../../dominio/errores';
@@ -208,6 +209,7 @@ export async function crearEntornoActividades() {
     catalogos: catalogosPrueba(),
     pacPara: () => pac,
     pdf,
+    colaPdf: crearColaPdfTemporal({ cliente: temporal.cliente, taskQueue: 'cfdi' }),
     navegador: navegadorEnMemoria({ version: 'HeadlessChrome/142.0' }),
     identidadWorker: 'worker-prueba',
     metricas,
