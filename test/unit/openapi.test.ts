@@ -494,6 +494,17 @@ describe('openapi.yaml: cobertura de la interfaz', () => {
     }
   });
 
+  it('todo POST, PATCH, PUT y DELETE documenta 413 y 415: el cuerpo se lee en todos, lo declaren o no', () => {
+    for (const o of documentadas.filter((x) => x.metodo !== 'get')) {
+      const r = o.op.responses ?? {};
+      expect([nombreOp(o), r['413']?.$ref, r['415']?.$ref]).toEqual([
+        nombreOp(o),
+        '#/components/responses/CargaDemasiadoGrande',
+        '#/components/responses/TipoDeContenido',
+      ]);
+    }
+  });
+
   it('todo POST declara el encabezado Clave-Idempotencia', () => {
     for (const o of documentadas.filter((x) => x.metodo === 'post')) {
       const p = o.parametros.find((x) => x.in === 'header' && x.name === 'Clave-Idempotencia');
