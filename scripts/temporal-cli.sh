@@ -10,15 +10,7 @@ cd "$(dirname "$0")/.."
 VERSION=v1.5.1
 MODULO=github.com/temporalio/cli
 
-ruta() {
-  if [ -n "${TEMPORAL_CLI:-}" ]; then
-    echo "$TEMPORAL_CLI"
-  else
-    echo "$(carpeta_bin_go)/temporal"
-  fi
-}
-
-BIN=$(ruta)
+BIN=${TEMPORAL_CLI:-$(carpeta_bin_go)/temporal}
 if [ "${1:-}" = "--ruta" ]; then
   echo "$BIN"
   exit 0

@@ -16,15 +16,7 @@ cd "$(dirname "$0")/.."
 VERSION=v1.29.1
 MODULO=go.temporal.io/server
 
-carpeta() {
-  if [ -n "${TEMPORAL_SERVIDOR_DIR:-}" ]; then
-    echo "$TEMPORAL_SERVIDOR_DIR"
-  else
-    echo "$(carpeta_bin_go)/temporal-servidor-$VERSION"
-  fi
-}
-
-DIR=$(carpeta)
+DIR=${TEMPORAL_SERVIDOR_DIR:-$(carpeta_bin_go)/temporal-servidor-$VERSION}
 if [ "${1:-}" = "--ruta" ]; then
   echo "$DIR"
   exit 0
@@ -45,12 +37,12 @@ asegurar_binarios() {
   ok "Temporal server $VERSION compilado en $((SECONDS - inicio)) s: $DIR"
 }
 
-# The schema files ship with the module that go install downloaded.
-esquemas() {
+# The schema files and config templates ship with the module that go install downloaded.
+modulo() {
   local mod
   mod="$(go env GOMODCACHE)/$MODULO@$VERSION"
   [ -d "$mod/schema/postgresql/v12" ] || GOFLAGS=-mod=mod go mod download "$MODULO@$VERSION" >&2
-  echo "$mod/schema/postgresql/v12"
+  echo "$mod"
 }
 
 preparar_bases() {
@@ -66,7 +58,7 @@ preparar_bases() {
     ok "rol $usuario creado en PostgreSQL"
   fi
   local dir
-  dir=$(esquemas)
+  dir="$(modulo)/schema/postgresql/v12"
   local sqlt=("$DIR/sql" --plugin postgres12 --ep "$host" -p "$puerto" -u "$usuario" --pw "$clave")
   # The tool logs every statement: kept in a file, shown only when it fails.
   local log
@@ -88,10 +80,7 @@ preparar_bases() {
 }
 
 case "${1:-}" in
-  --plantillas)
-    d=$(esquemas)
-    echo "${d%/schema/postgresql/v12}/config"
-    ;;
+  --plantillas) echo "$(modulo)/config" ;;
   esquema)
     asegurar_binarios
     preparar_bases "${2:-}" "${3:-}"
@@ -100,5 +89,5 @@ case "${1:-}" in
     asegurar_binarios
     echo "$DIR"
     ;;
-  *) falla "uso: scripts/temporal-servidor.sh [--ruta | esquema BD BD_VISIBILIDAD]" ;;
+  *) falla "uso: scripts/temporal-servidor.sh [--ruta | --plantillas | esquema BD BD_VISIBILIDAD]" ;;
 esac
