@@ -42,8 +42,8 @@ export function crearTimbradorTemporal(d: {
   cliente: Client;
   taskQueue: string;
   esperaMs: number;
-  /** How long a read of a PDF not stored yet waits for its render (default 20 s). */
-  pdfEsperaMs?: number;
+  /** How long a read of a PDF not stored yet waits for its render (`PDF_ESPERA_MS`). */
+  pdfEsperaMs: number;
   pacLiveConfigurado: boolean;
 }): Timbrador {
   return {
@@ -74,11 +74,7 @@ export function crearTimbradorTemporal(d: {
       if (!factura.pagoId) await this.timbrar(a, factura);
     },
     async pedirPdf(a, facturaId) {
-      await pedirPdf(
-        { cliente: d.cliente, taskQueue: d.taskQueue, esperaMs: d.pdfEsperaMs ?? 20_000 },
-        a,
-        facturaId,
-      );
+      await pedirPdf({ cliente: d.cliente, taskQueue: d.taskQueue, esperaMs: d.pdfEsperaMs }, a, facturaId);
     },
   };
 }

@@ -203,7 +203,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       cliente,
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
-      pdfEsperaMs: op.pdfEsperaMs,
+      pdfEsperaMs: op.pdfEsperaMs ?? config.pdfEsperaMs,
       pacLiveConfigurado: Boolean(config.pac.live),
     }),
     cancelador: crearCanceladorTemporal({
