@@ -10,7 +10,7 @@ export interface DepsWorker {
   taskQueue: string;
   actividades: DepsActividades;
   /** A prebuilt bundle (the worker process and tests build it once for all their workers). */
-  workflowBundle?: WorkerOptions['workflowBundle'];
+  workflowBundle: NonNullable<WorkerOptions['workflowBundle']>;
 }
 
 export function identidadWorker(): string {
@@ -22,9 +22,7 @@ function opcionesComunes(d: DepsWorker) {
     connection: d.connection,
     namespace: d.namespace,
     identity: d.actividades.identidadWorker,
-    ...(d.workflowBundle
-      ? { workflowBundle: d.workflowBundle }
-      : { workflowsPath: require.resolve('../workflows') }),
+    workflowBundle: d.workflowBundle,
     activities: crearActividades(d.actividades),
     interceptors: { activity: interceptoresActividad },
   };

@@ -89,11 +89,10 @@ async function main() {
   };
   const colas = config.colasWorker;
   const workers: Worker[] = [];
-  if (colas.includes('principal')) workers.push(await crearWorker(deps));
+  if (!soloPdf) workers.push(await crearWorker(deps));
   if (colas.includes('pdf'))
     workers.push(await crearWorkerPdf({ ...deps, concurrencia: config.pdfConcurrencia }));
-  if (colas.includes('principal'))
-    await asegurarProgramaciones(cliente, { taskQueue: config.temporal.taskQueue });
+  if (!soloPdf) await asegurarProgramaciones(cliente, { taskQueue: config.temporal.taskQueue });
   logger.info(
     {
       taskQueue: config.temporal.taskQueue,
