@@ -100,8 +100,6 @@ export function procesoServidorProduccion(o: OpcionesServidorProduccion): {
   };
 }
 
-const esperar = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
 /**
  * What the compose file's one-shot does: the namespace (30 days of retention) and the project's search
  * attributes, then waits until the frontend accepts a query on every one of them (its caches refresh on their
@@ -131,7 +129,7 @@ export async function prepararNamespace(address: string, namespace: string, ms =
         return nuevos;
       } catch (e) {
         ultimo = e;
-        await esperar(1000);
+        await new Promise((r) => setTimeout(r, 1000));
       }
     }
     throw new Error(`el namespace ${namespace} no quedó listo en ${ms} ms: ${(ultimo as Error)?.message}`);

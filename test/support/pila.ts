@@ -64,7 +64,7 @@ export interface OpcionesPila {
   workerPdf?: boolean;
   /** Renders the PDF worker runs at once (default 2, as PDF_CONCURRENCIA). */
   pdfConcurrencia?: number;
-  /** How long a read of a PDF not stored yet waits for its render (default 20 s). */
+  /** How long a read of a PDF not stored yet waits for its render (default: PDF_ESPERA_MS of the config). */
   pdfEsperaMs?: number;
   /** Start the sandbox PAC (default true). */
   pac?: boolean;

@@ -20,3 +20,23 @@ export async function puertosLibres(n: number): Promise<number[]> {
     await Promise.all(servidores.map((s) => new Promise((r) => s.close(r))));
   }
 }
+
+const libre = (puerto: number) =>
+  new Promise<boolean>((r) => {
+    const s = createServer();
+    s.once('error', () => r(false));
+    s.listen(puerto, '127.0.0.1', () => s.close(() => r(true)));
+  });
+
+/**
+ * The first of `n` consecutive ports free right now, all below `bajoDe` (and so below the ephemeral ports the OS
+ * hands out, which start at 32768): for a server whose services take a port each after the first.
+ */
+export async function puertosConsecutivos(n: number, bajoDe: number): Promise<number> {
+  for (let i = 0; i < 50; i++) {
+    const base = 20_000 + Math.floor(Math.random() * (bajoDe - 20_000 - n));
+    const todos = await Promise.all(Array.from({ length: n }, (_, k) => libre(base + k)));
+    if (todos.every(Boolean)) return base;
+  }
+  throw new Error(`no hay ${n} puertos consecutivos libres bajo ${bajoDe}`);
+}

@@ -1,6 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -12,26 +11,7 @@ import {
   procesoServidorProduccion,
 } from '../../temporal/servidor-produccion';
 import { procesoReiniciable } from './proceso-reiniciable';
-
-const libre = (puerto: number) =>
-  new Promise<boolean>((r) => {
-    const s = createServer();
-    s.once('error', () => r(false));
-    s.listen(puerto, '127.0.0.1', () => s.close(() => r(true)));
-  });
-
-/**
- * Nine consecutive free ports (the server's services take the frontend's port and the next eight), below 32768:
- * Temporal's PostgreSQL schema keeps the membership port in a smallint (and the OS hands out ephemeral ports above).
- */
-async function puertosConsecutivos(): Promise<number> {
-  for (let i = 0; i < 50; i++) {
-    const base = 20_000 + Math.floor(Math.random() * 12_000);
-    const todos = await Promise.all(Array.from({ length: 9 }, (_, k) => libre(base + k)));
-    if (todos.every(Boolean)) return base;
-  }
-  throw new Error('no hay nueve puertos consecutivos libres');
-}
+import { puertosConsecutivos } from './puertos';
 
 export interface TemporalProduccion {
   address: string;
@@ -48,7 +28,9 @@ export async function iniciarTemporalProduccion(): Promise<TemporalProduccion> {
   const o = { base: `temporal_prueba_${sufijo}`, baseVisibilidad: `temporal_prueba_${sufijo}_vis`, pg };
   const dir = mkdtempSync(join(tmpdir(), 'cfdi-temporal-servidor-'));
   const log = join(dir, 'temporal.log');
-  const puerto = await puertosConsecutivos();
+  // The frontend's port and the next eight, below 32768: Temporal's PostgreSQL schema keeps membership ports
+  // in a smallint.
+  const puerto = await puertosConsecutivos(9, 32_768);
   const address = `127.0.0.1:${puerto}`;
   const p = procesoServidorProduccion({ ...o, ...prepararServidorProduccion(o), ip: '127.0.0.1', puerto });
   const proceso = procesoReiniciable({

@@ -1,4 +1,3 @@
-import { crearColaPdfTemporal } from '../../../temporal/pdf';
 import { randomBytes } from 'node:crypto';
 import type { Alcance, Modo } from '../../../dominio/alcance';
 import { ErrorNegocio } from '../../../dominio/errores';
@@ -19,6 +18,7 @@ import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
 import { crearActividades } from '../../../activities';
 import { crearLogger } from '../../../log/logger';
+import { crearColaPdfTemporal } from '../../../temporal/pdf';
 import { crearReanudador } from '../../../temporal/reanudador';
 import type { EntradaPago } from '../../../activities/pagos';
 import type { EntradaTimbrado } from '../../../activities/timbrado';
