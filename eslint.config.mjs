@@ -45,5 +45,7 @@ export default tseslint.config(
   {
     files: ['**/*.js', '**/*.cjs'],
     languageOptions: { sourceType: 'commonjs', globals: { module: 'writable', require: 'readonly' } },
+    // Plain CommonJS that jest loads as it is (config and the test sequencer).
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -1,7 +1,14 @@
 /**
- * Two tiers. `unit` needs no infrastructure (no Temporal, MariaDB or Chromium): pure logic, and services and
- * activities over in-memory fakes. `integration` gets real Temporal, MariaDB and Chromium from its global
- * setup. `npx jest --selectProjects unit` runs the first alone; `make test` runs both.
+ * Four tiers, each a jest project runnable alone (`npx jest --selectProjects <name>`, or the Makefile's targets):
+ * - `unit`: no infrastructure (no Temporal, MariaDB or Chromium): pure logic, and services and activities over
+ *   the in-memory fakes of test/support/memoria.
+ * - `repositorios`: one contract suite per repository, run against its in-memory fake and against MariaDB, so the
+ *   fakes the unit tier trusts are proven to behave like the real thing. Its global setup makes a database only.
+ * - `flujos`: the workflows on a real Temporal server with their activities faked, and recorded histories
+ *   replayed. Its global setup starts a Temporal dev server only.
+ * - `integration`: end to end, for what only the whole stack can show (real API, Temporal, MariaDB, Chromium and
+ *   sandbox PAC).
+ * `make test` runs all four.
  */
 const swc = [
   '@swc/jest',
@@ -22,8 +29,23 @@ module.exports = {
   // of libraries): in one long-lived process the suite outgrew Node's 4 GB heap. A worker process is replaced
   // once it holds more than this after a file (setting it also makes Jest use a worker instead of running in band).
   workerIdleMemoryLimit: '1536MB',
+  testSequencer: '<rootDir>/test/setup/secuenciador.js',
   projects: [
     { ...comun, displayName: 'unit', testMatch: ['<rootDir>/test/unit/**/*.test.ts'] },
+    {
+      ...comun,
+      displayName: 'repositorios',
+      testMatch: ['<rootDir>/test/repositorios/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/setup/repositorios-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/repositorios-teardown.ts',
+    },
+    {
+      ...comun,
+      displayName: 'flujos',
+      testMatch: ['<rootDir>/test/flujos/**/*.test.ts'],
+      globalSetup: '<rootDir>/test/setup/flujos-setup.ts',
+      globalTeardown: '<rootDir>/test/setup/flujos-teardown.ts',
+    },
     {
       ...comun,
       displayName: 'integration',

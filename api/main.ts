@@ -20,6 +20,8 @@ async function main() {
   const db = crearKnex(config.databaseUrl);
   const temporal = await conectarCliente(config.temporal);
   const catalogos = await CatalogosEnMemoria.cargar(db);
+  // The first autocomplete request should not pay for indexing 150k records.
+  catalogos.preparar();
   const metricas = crearMetricasApi(crearRepositorioFacturas(db));
   const app = crearApp({
     logger,

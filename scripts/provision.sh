@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
 # Everything `make up` and `make test` need on a fresh machine, idempotent and quick the second time.
-#   scripts/provision.sh up     also prepares the application database and the demo account
-#   scripts/provision.sh test   also installs the tools the test suite uses (xmllint, xsltproc, pdftoppm, zbarimg)
+#   scripts/provision.sh up            also prepares the application database and the demo account
+#   scripts/provision.sh test          everything the whole suite needs (the tools it calls: xmllint, xsltproc,
+#                                      pdftoppm, zbarimg; the Temporal server; Chromium; MySQL)
+#   scripts/provision.sh unit          only what the unit tier needs: npm packages and xmllint/xsltproc
+#   scripts/provision.sh repositorios  npm packages and MySQL
+#   scripts/provision.sh flujos        npm packages and the Temporal CLI
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
-MODO=${1:?uso: scripts/provision.sh up|test}
+MODO=${1:?uso: scripts/provision.sh up|test|unit|repositorios|flujos}
+case $MODO in up | test | unit | repositorios | flujos) ;; *) falla "modo desconocido: $MODO" ;; esac
 inicio=$SECONDS
+# Whether this mode needs a piece: `necesita temporal chromium` and so on.
+necesita() {
+  case "$MODO:$1" in
+    up:temporal | up:chromium | up:mysql | up:dist) return 0 ;;
+    test:*) return 0 ;;
+    unit:herramientas) return 0 ;;
+    repositorios:mysql | repositorios:dist) return 0 ;;
+    flujos:temporal | flujos:dist) return 0 ;;
+    *) return 1 ;;
+  esac
+}
 
 paso "Node.js"
 command -v node >/dev/null || falla "Node.js no está instalado (hace falta ≥ 20.3)"
@@ -26,13 +42,17 @@ else
   ok "al día con package-lock.json"
 fi
 
-paso "compilación TypeScript"
-npm run -s build >&2 || falla "la compilación falló"
-ok "dist/ al día"
+if necesita dist; then
+  paso "compilación TypeScript"
+  npm run -s build >&2 || falla "la compilación falló"
+  ok "dist/ al día"
+fi
 
-paso "Temporal CLI"
-TEMPORAL_CLI=$(bash scripts/temporal-cli.sh)
-export TEMPORAL_CLI
+if necesita temporal; then
+  paso "Temporal CLI"
+  TEMPORAL_CLI=$(bash scripts/temporal-cli.sh)
+  export TEMPORAL_CLI
+fi
 
 # The production-grade server (TEMPORAL=servidor make up; the suite runs one stamping, cancellation and finance
 # query against it): built once outside the clone, like the CLI.
@@ -41,23 +61,31 @@ if [ "$MODO" = test ] || [ "${TEMPORAL:-dev}" = servidor ]; then
   bash scripts/temporal-servidor.sh >/dev/null
 fi
 
-paso "Chromium"
-if [ -n "${CHROMIUM_PATH:-}" ]; then
-  [ -x "$CHROMIUM_PATH" ] || falla "CHROMIUM_PATH=$CHROMIUM_PATH no es un ejecutable"
-elif ! command -v chromium-headless-shell >/dev/null; then
-  # The headless shell renders PDFs about 4x cheaper than full Chromium (no print compositor per PDF).
-  apt_asegurar chromium chromium-headless-shell
+if necesita chromium; then
+  paso "Chromium"
+  if [ -n "${CHROMIUM_PATH:-}" ]; then
+    [ -x "$CHROMIUM_PATH" ] || falla "CHROMIUM_PATH=$CHROMIUM_PATH no es un ejecutable"
+  elif ! command -v chromium-headless-shell >/dev/null; then
+    # The headless shell renders PDFs about 4x cheaper than full Chromium (no print compositor per PDF).
+    apt_asegurar chromium chromium-headless-shell
+  fi
+  ok "$( (${CHROMIUM_PATH:-$(command -v chromium-headless-shell || command -v chromium)} --version) 2>/dev/null || echo chromium)"
 fi
-ok "$( (${CHROMIUM_PATH:-$(command -v chromium-headless-shell || command -v chromium)} --version) 2>/dev/null || echo chromium)"
 
 if [ "$MODO" = test ]; then
   paso "herramientas de prueba (xmllint, xsltproc, pdftoppm, zbarimg)"
   apt_asegurar libxml2-utils xsltproc poppler-utils zbar-tools
   ok "instaladas"
+elif necesita herramientas; then
+  paso "herramientas de las pruebas unitarias (xmllint, xsltproc)"
+  apt_asegurar libxml2-utils xsltproc
+  ok "instaladas"
 fi
 
-paso "MySQL"
-node dist/scripts/mysql-disponible.js >&2 || falla "MySQL no está disponible (revise DATABASE_URL)"
+if necesita mysql; then
+  paso "MySQL"
+  node dist/scripts/mysql-disponible.js >&2 || falla "MySQL no está disponible (revise DATABASE_URL)"
+fi
 
 if [ "$MODO" = up ]; then
   paso "base de datos: migraciones, catálogos SAT y cuenta de demostración"

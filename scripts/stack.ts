@@ -6,13 +6,13 @@ import { createInterface } from 'node:readline';
 import { cargarConfigSinSecretos } from '../config/config';
 import { raizProyecto, rutaDatos } from '../config/rutas';
 import { registrarAtributos } from '../temporal/registrar-atributos';
-import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../temporal/servidor-dev';
+import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from './temporal/servidor-dev';
 import {
   pgDesdeEntorno,
   prepararNamespace,
   prepararServidorProduccion,
   procesoServidorProduccion,
-} from '../temporal/servidor-produccion';
+} from './temporal/servidor-produccion';
 
 /**
  * `make up`: starts the local Temporal dev server (or, with TEMPORAL=servidor, the production-grade server on

@@ -13,7 +13,7 @@ import { dtoPago } from '../presentacion/pago';
 export interface EjecucionFlujo {
   workflowId: string;
   runId: string;
-  /** The workflow type (`timbrarFacturaV2`, `generarPdfFactura`, `cancelarFactura`, `registrarPago`, `entregarEvento`). */
+  /** The workflow type (`timbrarFacturaV2`, `generarPdfFactura`, `cancelarFactura`, `registrarPagoV2`, `entregarEvento`). */
   tipo: string;
   /** Temporal's status name: RUNNING, COMPLETED, FAILED… */
   estado: string;

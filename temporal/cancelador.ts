@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Alcance } from '../dominio/alcance';
 import type { Cancelador } from '../servicios/facturas';
-import { esperarCancelacion, type EntradaCancelacion } from '../workflows/cancelacion';
+import { esperarCancelacion, type cancelarFactura } from '../workflows/cancelacion';
 import { atributosFactura } from '../workflows/atributos';
 import { iniciarOUnirse, type InicioProceso } from './espera';
 
@@ -19,20 +19,19 @@ export function inicioCancelacion(
   a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   factura: { id: string; organizacionId: string },
   s: SondeoCancelacion,
-): InicioProceso {
-  const entrada: EntradaCancelacion = {
-    facturaId: factura.id,
-    cuentaId: a.cuentaId,
-    modo: a.modo,
-    origen: a.origen,
-    intervaloMs: s.intervaloSondeoMs,
-    plazoMs: s.plazoMs,
-  };
+): InicioProceso<typeof cancelarFactura> {
   return {
     tipo: 'cancelarFactura',
     workflowId: idCancelacion(factura.id),
     taskQueue,
-    entrada,
+    entrada: {
+      facturaId: factura.id,
+      cuentaId: a.cuentaId,
+      modo: a.modo,
+      origen: a.origen,
+      intervaloMs: s.intervaloSondeoMs,
+      plazoMs: s.plazoMs,
+    },
     resumen: `Cancelación de la factura ${factura.id}`,
     atributos: atributosFactura(a, factura, 'cancelando'),
   };

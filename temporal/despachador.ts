@@ -12,6 +12,7 @@ import type { Logger } from '../log/logger';
 import type { IniciadorEntregas } from '../servicios/webhooks';
 import { atributosEntrega } from '../workflows/atributos';
 import type { entregarEvento } from '../workflows/entrega';
+import type { NombreFlujo } from './espera';
 
 /** A business key: the automatic delivery of an event to a webhook, or its n-th resend. */
 export const idEntrega = (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) =>
@@ -46,7 +47,8 @@ export function crearDespachadorTemporal(
   async function iniciarUna(e: EntregaPorIniciar, ev: { tipo: string; datos: Record<string, unknown> }) {
     await turno.entrar();
     try {
-      await o.cliente.workflow.start<typeof entregarEvento>('entregarEvento', {
+      const tipo: NombreFlujo<typeof entregarEvento> = 'entregarEvento';
+      await o.cliente.workflow.start<typeof entregarEvento>(tipo, {
         workflowId: idEntrega(e),
         taskQueue: o.taskQueue,
         args: [{ entregaId: e.id, cuentaId: e.cuenta_id, modo: e.modo, programaS: o.programaS }],

@@ -4,7 +4,8 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
-import type { SearchAttributePair, UpdateDefinition } from '@temporalio/common';
+import type { SearchAttributePair, UpdateDefinition, Workflow } from '@temporalio/common';
+import type * as flujos from '../workflows';
 
 // gRPC FAILED_PRECONDITION: the server dropped the update because the workflow task carrying it failed or timed out
 // (a worker killed mid-task, its sticky queue abandoned); the workflow itself goes on.
@@ -38,16 +39,29 @@ export async function esperarAcotado(actualizacion: Promise<unknown>, ms: number
   }
 }
 
-/** How one workflow of the project starts: a business-key id, its one input object, what ops see. */
-export interface InicioProceso {
-  tipo: string;
+type Flujos = typeof flujos;
+
+/** The names the worker registers `W` under (its exports in workflows/index.ts): a name that is not one fails. */
+export type NombreFlujo<W extends Workflow> = {
+  [N in keyof Flujos]: Flujos[N] extends W ? N : never;
+}[keyof Flujos];
+
+/**
+ * How one workflow of the project starts: its name, a business-key id, its one input object, what ops see.
+ * Typed by the workflow function (`InicioProceso<typeof timbrarFacturaV2>`, imported as a type): an input or a
+ * name that does not fit it fails the typecheck.
+ */
+export interface InicioProceso<W extends Workflow = Workflow> {
+  /** Without `W` (any workflow: its input is `any`), any name: a start already built, as this file forwards it. */
+  tipo: 0 extends 1 & Parameters<W>[0] ? string : NombreFlujo<W>;
   workflowId: string;
   taskQueue: string;
-  entrada: unknown;
+  entrada: Parameters<W>[0];
   resumen: string;
   atributos: SearchAttributePair[];
 }
 
+// The start itself goes by name: the input was typed where the start was built.
 const opcionesInicio = (o: InicioProceso) => ({
   workflowId: o.workflowId,
   taskQueue: o.taskQueue,

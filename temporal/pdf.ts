@@ -3,7 +3,7 @@ import type { ColaPdf } from '../activities/pdf';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import type { Alcance } from '../dominio/alcance';
 import { ATRIBUTOS } from '../workflows/atributos';
-import { colaPdf, obtenerPdf, type EntradaPdf } from '../workflows/pdf';
+import { colaPdf, obtenerPdf, type EntradaPdf, type generarPdfFactura } from '../workflows/pdf';
 import { asegurarIniciado, iniciarOUnirse, type InicioProceso } from './espera';
 
 export { colaPdf };
@@ -11,7 +11,7 @@ export { colaPdf };
 export const idPdf = (facturaId: string) => `pdf:${facturaId}`;
 
 /** The PDF workflow of a stamped CFDI, as the stamping and a read of its PDF both start it. */
-export function inicioPdf(taskQueue: string, e: EntradaPdf): InicioProceso {
+export function inicioPdf(taskQueue: string, e: EntradaPdf): InicioProceso<typeof generarPdfFactura> {
   return {
     tipo: 'generarPdfFactura',
     workflowId: idPdf(e.facturaId),

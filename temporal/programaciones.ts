@@ -4,6 +4,7 @@ import {
   type Client,
   type ScheduleOptions,
 } from '@temporalio/client';
+import type { NombreFlujo } from './espera';
 
 type NombreProgramacion = 'reconciliar' | 'reanudar' | 'certificados';
 
@@ -30,7 +31,7 @@ export const idsProgramaciones = (prefijo = 'cfdi') => ({
 export async function asegurarProgramaciones(cliente: Client, o: OpcionesProgramaciones): Promise<void> {
   const ids = idsProgramaciones(o.prefijo);
   // Each schedule starts one workflow without input; its runs take the schedule's id plus a timestamp.
-  const iniciar = (workflowType: string, workflowId: string) => ({
+  const iniciar = (workflowType: NombreFlujo<() => Promise<number>>, workflowId: string) => ({
     type: 'startWorkflow' as const,
     workflowType,
     workflowId,

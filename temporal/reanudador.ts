@@ -40,6 +40,7 @@ export function crearReanudador(o: OpcionesReanudador) {
         cuentaId: p.cuenta_id,
         modo: p.modo,
       });
+      // Each typed by its own starter; together, starts by name.
       const inicios: InicioProceso[] = [
         ...timbrados.map((f) =>
           inicioTimbrado(o.taskQueue, alcance(f), { id: f.id, organizacionId: f.organizacion_id }),

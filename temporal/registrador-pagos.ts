@@ -1,30 +1,23 @@
 import type { Client } from '@temporalio/client';
-import type { EntradaPago } from '../activities/pagos';
 import type { Alcance } from '../dominio/alcance';
 import type { RegistradorPagos } from '../servicios/pagos';
 import { atributosPago } from '../workflows/atributos';
-import { esperarPago } from '../workflows/pago';
+import { esperarPago, type registrarPagoV2 } from '../workflows/pago';
 import { iniciarOUnirse, type InicioProceso } from './espera';
 
 export const idPago = (pagoId: string) => `pago:${pagoId}`;
 
-/** The workflow of a payment, as the API and the start reconciler both start it. */
+/** The workflow of a payment, as the API and the start reconciler both start it (registrarPago before V2). */
 export function inicioPago(
   taskQueue: string,
   a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   pago: { id: string; organizacionId: string; facturas: string[] },
-): InicioProceso {
-  const entrada: EntradaPago = {
-    pagoId: pago.id,
-    cuentaId: a.cuentaId,
-    modo: a.modo,
-    origen: a.origen,
-  };
+): InicioProceso<typeof registrarPagoV2> {
   return {
-    tipo: 'registrarPago',
+    tipo: 'registrarPagoV2',
     workflowId: idPago(pago.id),
     taskQueue,
-    entrada,
+    entrada: { pagoId: pago.id, cuentaId: a.cuentaId, modo: a.modo, origen: a.origen },
     resumen: `Pago ${pago.id} de ${pago.facturas.length} factura(s)`,
     atributos: atributosPago(a, pago),
   };

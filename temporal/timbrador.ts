@@ -2,12 +2,12 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
-import type { EntradaTimbrado } from '../activities/timbrado';
-import { esperarTimbrado } from '../workflows/timbrado';
+import { esperarTimbrado, type timbrarFacturaV2 } from '../workflows/timbrado';
 import { reintentarAhora } from '../workflows/pasos';
 import { pedirPdf } from './pdf';
-import { idPago } from './registrador-pagos';
-import { atributosFactura } from '../workflows/atributos';
+import { idPago, inicioPago } from './registrador-pagos';
+import { ATRIBUTOS, atributosFactura } from '../workflows/atributos';
+import { esperarPago } from '../workflows/pago';
 import { iniciarOUnirse, type InicioProceso } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
@@ -17,18 +17,12 @@ export function inicioTimbrado(
   taskQueue: string,
   a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   factura: { id: string; organizacionId: string },
-): InicioProceso {
-  const entrada: EntradaTimbrado = {
-    facturaId: factura.id,
-    cuentaId: a.cuentaId,
-    modo: a.modo,
-    origen: a.origen,
-  };
+): InicioProceso<typeof timbrarFacturaV2> {
   return {
     tipo: 'timbrarFacturaV2',
     workflowId: idTimbrado(factura.id),
     taskQueue,
-    entrada,
+    entrada: { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo, origen: a.origen },
     resumen: `Timbrado de la factura ${factura.id}`,
     atributos: atributosFactura(a, factura, 'timbrando'),
   };
@@ -46,6 +40,27 @@ export function crearTimbradorTemporal(d: {
   pdfEsperaMs: number;
   pacLiveConfigurado: boolean;
 }): Timbrador {
+  /**
+   * A payment whose workflow is gone with its CFDI still pending (the start reconciler restarts only payments
+   * still `registrando`): a new run, whose ledger step finds the payment registered, with the paid invoices
+   * its last run carried.
+   */
+  async function reanudarPago(a: Alcance, pagoId: string, organizacionId: string) {
+    const anterior = await d.cliente.workflow
+      .getHandle(idPago(pagoId))
+      .describe()
+      .catch((err: unknown) => {
+        if (err instanceof WorkflowNotFoundError) return undefined;
+        throw err;
+      });
+    const facturas = anterior?.typedSearchAttributes.get(ATRIBUTOS.FacturasPagadas) ?? [];
+    await iniciarOUnirse(d.cliente, {
+      ...inicioPago(d.taskQueue, a, { id: pagoId, organizacionId, facturas }),
+      espera: esperarPago,
+      esperaMs: d.esperaMs,
+    });
+  }
+
   return {
     exigirDisponible(a: Alcance) {
       if (a.modo === 'live' && !d.pacLiveConfigurado) {
@@ -65,13 +80,17 @@ export function crearTimbradorTemporal(d: {
     },
     async reintentar(a, factura) {
       const id = factura.pagoId ? idPago(factura.pagoId) : idTimbrado(factura.id);
+      let cerrado = false;
       try {
         await d.cliente.workflow.getHandle(id).executeUpdate(reintentarAhora);
       } catch (err) {
-        // Closed or never started: the start below (or the payment's start reconciler) runs it again.
+        // Closed (an operator terminated it) or never started: started again below, on the current type; the
+        // new run finds the sealed XML and asks the PAC for its stamp before sending it.
         if (!(err instanceof WorkflowNotFoundError)) throw err;
+        cerrado = true;
       }
       if (!factura.pagoId) await this.timbrar(a, factura);
+      else if (cerrado) await reanudarPago(a, factura.pagoId, factura.organizacionId);
     },
     async pedirPdf(a, facturaId) {
       await pedirPdf({ cliente: d.cliente, taskQueue: d.taskQueue, esperaMs: d.pdfEsperaMs }, a, facturaId);

@@ -11,14 +11,18 @@ import type { Actividades } from '../activities';
 import type { EntradaEntrega, ResultadoIntento } from '../activities/entregas';
 import { PROGRAMA_ENTREGA_S } from '../dominio/webhook';
 import { ATRIBUTOS } from './atributos';
+import { reintentarAhora } from './pasos';
 
 export interface EntradaEntregaWorkflow extends EntradaEntrega {
   /** Seconds after the first attempt at which each attempt starts; the specification's by default. */
   programaS?: number[];
 }
 
-/** Ops' "retry now": the delivery's next attempt starts at once instead of at its scheduled time. */
-export const reintentarAhora = defineSignal('reintentarAhora');
+/**
+ * The first way to "retry now", before the update of every workflow (workflows/pasos.ts). Its handler stays only
+ * for deliveries whose history holds this signal: replayed without a handler it would no longer cut their wait.
+ */
+export const reintentarAhoraSenal = defineSignal('reintentarAhora');
 
 // An attempt is one HTTP exchange bounded at 10 s by the sender; the activity is retried only when it could
 // not log its outcome (the database), never because the receiver failed: that is the schedule's business.
@@ -37,16 +41,25 @@ const siguientes = proxyActivities<Actividades>({ ...opciones, summary: 'Intento
  */
 export async function entregarEvento(e: EntradaEntregaWorkflow): Promise<'entregada' | 'cancelada'> {
   const programa = e.programaS ?? [...PROGRAMA_ENTREGA_S];
+  // Ops' "retry now": the next attempt starts at once instead of at its scheduled time. Only a request that
+  // arrives while waiting cuts the wait short; the update answers whether there was one.
+  let esperando = false;
   let adelantar = false;
-  setHandler(reintentarAhora, () => {
-    adelantar = true;
-  });
+  const cortarEspera = () => {
+    if (esperando) adelantar = true;
+    return esperando;
+  };
+  setHandler(reintentarAhora, cortarEspera);
+  setHandler(reintentarAhoraSenal, () => void cortarEspera());
   const inicio = Date.now();
   for (let i = 0; i < programa.length; i++) {
     const espera = inicio + programa[i]! * 1000 - Date.now();
-    // Only a signal that arrives while waiting cuts the wait short.
-    adelantar = false;
-    if (espera > 0) await condition(() => adelantar, espera);
+    if (espera > 0) {
+      adelantar = false;
+      esperando = true;
+      await condition(() => adelantar, espera);
+      esperando = false;
+    }
     const proximo = programa[i + 1];
     const r: ResultadoIntento = await (i === 0 ? primero : siguientes).intentarEntrega({
       entregaId: e.entregaId,

@@ -1,6 +1,6 @@
 export { cancelarFactura } from './cancelacion';
 export { entregarEvento } from './entrega';
-export { registrarPago } from './pago';
+export { registrarPago, registrarPagoV2 } from './pago';
 export { generarPdfFactura } from './pdf';
 export { reanudarProcesos, reconciliarEventos, revisarCertificados } from './programados';
 export { sondaSalud } from './sonda-salud';

@@ -12,8 +12,10 @@ import type { Actividades } from '../activities';
 import type { EntradaPago } from '../activities/pagos';
 import { ATRIBUTOS } from './atributos';
 import { CANCELABLE, crearEsperas, pasoAcotado } from './pasos';
-import { generarPdf, timbrarConPasos, type ResultadoTimbrado } from './timbrado';
+import { generarPdf, timbrarAcotado, timbrarConPasos, type ResultadoTimbrado } from './timbrado';
 
+// registrarPago's patches stay, for the reason given in workflows/timbrado.ts: nothing starts that type any
+// more, but a run of it may still wait on the PAC with either branch behind it.
 const PARCHE_TIMBRANDO = 'pago-estado-timbrando';
 
 /** `rechazado`: a rule refused the payment; otherwise what became of its CFDI's stamping. */
@@ -44,17 +46,25 @@ const libroRemoto = proxyActivities<Actividades>({
   ...CANCELABLE,
 });
 
+/** A payment's bounded wait for the API, answered once the outcome is known. */
+function responderEspera() {
+  // Set once, read by the update handler (which may run before it is set).
+  const fin: { resultado?: ResultadoPago } = {};
+  setHandler(esperarPago, async () => {
+    await condition(() => fin.resultado !== undefined);
+    return fin.resultado!;
+  });
+  return fin;
+}
+
 /**
- * One per payment (workflow id `pago:<pago>`): the ledger step under the invoices' locks, then its payment
- * CFDI through the same stamping path as any invoice (exactly once, lost answers recovered), then its PDF.
+ * The payments started before registrarPagoV2 (workflow id `pago:<pago>`): nothing starts it any more; kept so
+ * running ones finish. The ledger step, then its payment CFDI through the stamping path of the same era, then
+ * its PDF.
  */
 export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
   const esperas = crearEsperas();
-  let resultado: ResultadoPago | undefined;
-  setHandler(esperarPago, async () => {
-    await condition(() => resultado !== undefined);
-    return resultado!;
-  });
+  const fin = responderEspera();
 
   const paso = patched(PARCHE_LIBRO_ACOTADO)
     ? (
@@ -67,7 +77,7 @@ export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
       ).valor
     : await libro.registrarPagoEnLibro(e);
   if (paso.estado === 'rechazado') {
-    resultado = 'rechazado';
+    fin.resultado = 'rechazado';
     upsertSearchAttributes([{ key: ATRIBUTOS.EstadoFactura, value: 'rechazado' }]);
   } else {
     // The request that registered the payment is behind its CFDI's events too.
@@ -82,9 +92,50 @@ export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
       { key: ATRIBUTOS.FacturaId, value: paso.facturaPagoId },
       ...(patched(PARCHE_TIMBRANDO) ? [{ key: ATRIBUTOS.EstadoFactura, value: 'timbrando' }] : []),
     ]);
-    resultado = await timbrarConPasos(cfdi, esperas);
-    if (resultado === 'timbrada') await generarPdf(cfdi);
+    fin.resultado = await timbrarConPasos(cfdi, esperas);
+    if (fin.resultado === 'timbrada') await generarPdf(cfdi);
   }
   await condition(allHandlersFinished);
-  return resultado;
+  return fin.resultado;
+}
+
+/**
+ * One per payment (workflow id `pago:<pago>`): the ledger step under the invoices' locks, bounded like the
+ * stamping steps, then its payment CFDI through timbrarFacturaV2's path (exactly once, lost answers recovered;
+ * the step that stores the stamp hands the PDF to its own workflow). A new type rather than more patches over
+ * registrarPago's five: every patched() call writes TemporalChangeVersion, a visibility write per run. Its CFDI's
+ * `FacturaId` and `timbrando` travel with the first error or the outcome (one write for a payment that stamps at
+ * once), so the stuck-stamping filters find a waiting payment as they find an invoice.
+ */
+export async function registrarPagoV2(e: EntradaPago): Promise<ResultadoPago> {
+  const esperas = crearEsperas();
+  const fin = responderEspera();
+  const libro = await pasoAcotado(
+    'libro',
+    esperas,
+    () => libroLocal.registrarPagoEnLibro(e),
+    () => libroRemoto.registrarPagoEnLibro(e),
+  );
+  const paso = libro.valor;
+  if (paso.estado === 'rechazado') {
+    fin.resultado = 'rechazado';
+    upsertSearchAttributes([
+      { key: ATRIBUTOS.EstadoFactura, value: 'rechazado' },
+      ...(libro.falla ? [{ key: ATRIBUTOS.ErrorTimbrado, value: [] as string[] }] : []),
+    ]);
+  } else {
+    const facturaId = { key: ATRIBUTOS.FacturaId, value: paso.facturaPagoId };
+    fin.resultado = await timbrarAcotado(
+      { facturaId: paso.facturaPagoId, cuentaId: e.cuentaId, modo: e.modo, origen: e.origen },
+      esperas,
+      {
+        referencias: true,
+        conElError: [facturaId, { key: ATRIBUTOS.EstadoFactura, value: 'timbrando' }],
+        conElResultado: [facturaId],
+        fallaPrevia: libro.falla,
+      },
+    );
+  }
+  await condition(allHandlersFinished);
+  return fin.resultado;
 }

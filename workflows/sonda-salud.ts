@@ -1,11 +1,14 @@
-import { patched, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { deprecatePatch, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import type { Actividades } from '../activities';
 import { colaPdf } from './pdf';
 
 const opciones = { startToCloseTimeout: '20 seconds', retry: { maximumAttempts: 2 } } as const;
-const { registrarSonda, registrarSondaWorker } = proxyActivities<Actividades>(opciones);
+const { registrarSondaWorker } = proxyActivities<Actividades>(opciones);
 
 // Since this patch Chromium lives in the PDF worker (its own queue): the probe proves each worker on its queue.
+// Deprecated, its old branch gone: a probe ends within its execution timeout (GET /salud's, seconds), so none
+// from before the patch runs; runs of the previous release, with the marker, may for those seconds. The next
+// release removes the call.
 const PARCHE_SONDA_PDF = 'sonda-pdf';
 
 /**
@@ -13,7 +16,7 @@ const PARCHE_SONDA_PDF = 'sonda-pdf';
  * polling its queue, reaches MySQL and has Chromium (row `<id>:pdf`).
  */
 export async function sondaSalud(id: string): Promise<void> {
-  if (!patched(PARCHE_SONDA_PDF)) return registrarSonda(id);
+  deprecatePatch(PARCHE_SONDA_PDF);
   const pdf = proxyActivities<Actividades>({ ...opciones, taskQueue: colaPdf(workflowInfo().taskQueue) });
   await Promise.all([registrarSondaWorker(id), pdf.registrarSonda(`${id}:pdf`)]);
 }

@@ -1,3 +1,4 @@
+import type { SearchAttributePair } from '@temporalio/common';
 import {
   allHandlersFinished,
   condition,
@@ -23,6 +24,15 @@ const opcionesPasos = {
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1 second', maximumInterval: '1 minute' },
 } as const;
+
+/*
+ * The patches below (pasos-locales, pasos-acotados, pdf-aparte) live only in timbrarConPasos and generarPdf,
+ * run by the old types timbrarFactura and registrarPago, which nothing starts any more. They stay: a run of
+ * those types started before any of them may still wait on the PAC (its retries have no end), and replaying it
+ * needs the branch it took. Neither can be deprecated (that drops the old branch) nor removed (a history with a
+ * marker then fails to replay) while such runs exist; the next version deletes both types with their patches
+ * once the README's check (Ops, "Retiring old workflow code") finds none running.
+ */
 
 // Short database and CPU steps run as local activities: in the worker, without a round trip through the
 // Temporal server per step (a stamping costs the server a few writes instead of dozens).
@@ -85,20 +95,36 @@ async function timbrar(e: EntradaTimbrado, conLocales: boolean) {
   }
 }
 
+/** What a bounded stamping writes together with others instead of in a visibility write of its own. */
+export interface Diferidos {
+  /**
+   * Since timbrarFacturaV2 the references are written once, with the outcome (or with the first error, so a
+   * waiting stamping is found by RFC), instead of once more after sealing. Earlier runs write them as they did.
+   */
+  referencias: boolean;
+  /** Written with each error (registrarPagoV2: its CFDI's `FacturaId` and `timbrando`). */
+  conElError?: SearchAttributePair[];
+  /** Written with the outcome. */
+  conElResultado?: SearchAttributePair[];
+  /** An earlier step of the same run (the payment's ledger) already wrote an error: cleared once stamped. */
+  fallaPrevia?: boolean;
+}
+
 /**
- * `diferirReferencias`: since timbrarFacturaV2 the references are written once, with the outcome (or with the
- * first error, so a waiting stamping is found by RFC), instead of once more after sealing: one visibility write
- * less per stamping. Earlier runs write them as they did.
+ * The bounded stamping steps (local first, then a regular activity an operator's retry-now restarts), as
+ * timbrarFacturaV2 and registrarPagoV2 run them. Seal, pre-validate and stamp exactly once; a rejection is
+ * recorded on the invoice with its event; `EstadoFactura` ends `timbrada` or `fallido`.
  */
-async function timbrarAcotado(
+export async function timbrarAcotado(
   e: EntradaTimbrado,
   esperas: Esperas,
-  o: { diferirReferencias: boolean } = { diferirReferencias: false },
+  o: Diferidos = { referencias: false },
 ): Promise<ResultadoTimbrado> {
-  let falla = false;
+  let falla = o.fallaPrevia === true;
   let referencias: string[] = [];
-  const conElError = () =>
-    o.diferirReferencias && referencias.length ? [{ key: ATRIBUTOS.Referencias, value: referencias }] : [];
+  const referenciasDiferidas = () =>
+    o.referencias && referencias.length ? [{ key: ATRIBUTOS.Referencias, value: referencias }] : [];
+  const conElError = () => [...referenciasDiferidas(), ...(o.conElError ?? [])];
   const paso = async (nombre: string, f: 'prepararTimbrado' | 'enviarAlPac') => {
     const local = nombre === 'pac' ? pacRapido : localesAcotados;
     const remota = nombre === 'pac' ? pacCancelable : remotasCancelables;
@@ -116,7 +142,7 @@ async function timbrarAcotado(
   // Found by RFC or serie-folio while it is still on its way.
   if (preparado.estado !== 'rechazado' && preparado.referencias?.length) {
     referencias = preparado.referencias;
-    if (!o.diferirReferencias) upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: referencias }]);
+    if (!o.referencias) upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: referencias }]);
   }
   const r = preparado.estado === 'listo' ? await paso('pac', 'enviarAlPac') : preparado;
   if (r.estado === 'rechazado') {
@@ -130,23 +156,25 @@ async function timbrarAcotado(
     upsertSearchAttributes([
       { key: ATRIBUTOS.EstadoFactura, value: 'fallido' },
       { key: ATRIBUTOS.ErrorTimbrado, value: [r.error.paso ?? 'pac', r.error.codigo] },
-      ...conElError(),
+      ...referenciasDiferidas(),
+      ...(o.conElResultado ?? []),
     ]);
     return 'fallido';
   }
-  const finales = r.referencias?.length ? r.referencias : o.diferirReferencias ? referencias : [];
+  const finales = r.referencias?.length ? r.referencias : o.referencias ? referencias : [];
   upsertSearchAttributes([
     { key: ATRIBUTOS.EstadoFactura, value: 'timbrada' },
     ...(finales.length ? [{ key: ATRIBUTOS.Referencias, value: finales }] : []),
     ...(falla ? [{ key: ATRIBUTOS.ErrorTimbrado, value: [] as string[] }] : []),
+    ...(o.conElResultado ?? []),
   ]);
   return 'timbrada';
 }
 
 /**
- * Seal, pre-validate and stamp exactly once: the stamping path of every CFDI, invoices and payment CFDIs
- * alike (the payment workflow runs it for its CFDI). A rejection is recorded on the invoice with its event;
- * the workflow's `EstadoFactura` ends `timbrada` or `fallido`.
+ * The stamping path of timbrarFactura and registrarPago (both kept only for the runs they already have):
+ * each step as its run first took it. A rejection is recorded on the invoice with its event; the workflow's
+ * `EstadoFactura` ends `timbrada` or `fallido`.
  */
 export async function timbrarConPasos(e: EntradaTimbrado, esperas: Esperas): Promise<ResultadoTimbrado> {
   const conLocales = patched(PARCHE_LOCALES);
@@ -185,8 +213,8 @@ function responderEspera() {
 }
 
 /**
- * The stamping of invoices started before timbrarFacturaV2 (workflow id `timbrado:<factura>`): kept so their
- * histories replay and running ones finish. Seal, pre-validate, stamp exactly once, render the PDF (or, since
+ * The stamping of invoices started before timbrarFacturaV2 (workflow id `timbrado:<factura>`): nothing starts
+ * it any more; kept so running ones finish. Seal, pre-validate, stamp exactly once, render the PDF (or, since
  * `pdf-aparte`, leave it to its own workflow).
  */
 export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
@@ -208,7 +236,7 @@ export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbr
 export async function timbrarFacturaV2(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
   const esperas = crearEsperas();
   const fin = responderEspera();
-  const resultado = await timbrarAcotado(e, esperas, { diferirReferencias: true });
+  const resultado = await timbrarAcotado(e, esperas, { referencias: true });
   fin.resultado = resultado;
   await condition(allHandlersFinished);
   return resultado;

@@ -309,6 +309,8 @@ export class IndiceBusqueda<T> {
   private readonly claves: readonly string[];
   private readonly textos: readonly string[];
   private readonly gramas = new Map<number, Posting>();
+  /** Built by the first search (or `indexar`): a process that only looks codes up never pays for it. */
+  private indexado = false;
   /** 32-bit words in a bitset over all ids. */
   private readonly palabras: number;
   /** Bitsets reused by every query (searches are synchronous): no allocation per request. */
@@ -329,7 +331,13 @@ export class IndiceBusqueda<T> {
     this.claves = ordenadas.map((e) => e.clave);
     this.textos = ordenadas.map((e) => e.texto);
     this.palabras = Math.ceil(ordenadas.length / 32);
+  }
+
+  /** Builds the gram index now instead of on the first search. */
+  indexar(): void {
+    if (this.indexado) return;
     this.construir();
+    this.indexado = true;
   }
 
   get tamano(): number {
@@ -411,6 +419,7 @@ export class IndiceBusqueda<T> {
     const tope = acotarLimite(limite);
     const palabras = terminosDeBusqueda(q);
     if (palabras.length === 0) return this.primeros(tope);
+    this.indexar();
     this.enUso = 0;
     const terminos = palabras.map((p) => this.prepararTermino(p));
 
@@ -683,11 +692,7 @@ export class CatalogosEnMemoria implements ConsultaCatalogos {
   private readonly prodServ: ReadonlyMap<string, RegistroClaveProdServ>;
   private readonly unidades: ReadonlyMap<string, RegistroClaveUnidad>;
   private readonly postales: ReadonlyMap<string, RegistroCodigoPostal>;
-  /**
-   * Fingerprint of everything served (records after the validity filter): the same URL answers the same
-   * bytes while it holds, so it can be the HTTP ETag without hashing each response.
-   */
-  readonly huella: string;
+  private huellaCalculada: string | undefined;
 
   private constructor(
     private readonly listas: Listas,
@@ -712,14 +717,37 @@ export class CatalogosEnMemoria implements ConsultaCatalogos {
     this.prodServ = porClave(registrosBuscables.prodServ);
     this.unidades = porClave(registrosBuscables.unidades);
     this.postales = porClave(registrosBuscables.postales);
-    const hash = createHash('sha256');
-    for (const registros of [...Object.values(listas), ...Object.values(registrosBuscables), reglas]) {
-      hash.update(JSON.stringify(registros));
-    }
-    this.huella = hash.digest('base64url').slice(0, 22);
   }
 
-  /** Reads every catalog table once (a few hundred ms for the 150k rows) and builds the indexes. */
+  /**
+   * Fingerprint of everything served (records after the validity filter): the same URL answers the same
+   * bytes while it holds, so it can be the HTTP ETag without hashing each response. Computed on first use:
+   * only the API serves catalogs.
+   */
+  get huella(): string {
+    if (this.huellaCalculada === undefined) {
+      const hash = createHash('sha256');
+      for (const registros of [
+        ...Object.values(this.listas),
+        [...this.prodServ.values()],
+        [...this.unidades.values()],
+        [...this.postales.values()],
+        this.reglas,
+      ]) {
+        hash.update(JSON.stringify(registros));
+      }
+      this.huellaCalculada = hash.digest('base64url').slice(0, 22);
+    }
+    return this.huellaCalculada;
+  }
+
+  /** Builds the search indexes and the fingerprint now (the API at start), not on the first request. */
+  preparar(): void {
+    for (const indice of Object.values(this.indices)) indice.indexar();
+    void this.huella;
+  }
+
+  /** Reads every catalog table once (a few hundred ms for the 150k rows); the search indexes wait for `preparar` or the first search. */
   static async cargar(db: Knex, opciones: OpcionesCatalogos = {}): Promise<CatalogosEnMemoria> {
     const filas: Partial<Record<TablaCatalogo, FilaBd[]>> = {};
     await Promise.all(

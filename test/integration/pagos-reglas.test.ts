@@ -855,9 +855,9 @@ describe('pagos: reglas del registro, moneda extranjera, varias facturas, lectur
         const t: string[] = [];
         for await (const w of pila.cliente.workflow.list({ query: `FacturaId = "${doble.factura_pago}"` }))
           t.push(w.type);
-        return t.includes('registrarPago') ? t : undefined;
+        return t.includes('registrarPagoV2') ? t : undefined;
       }, 10_000);
-      expect(tipos).toContain('registrarPago');
+      expect(tipos).toContain('registrarPagoV2');
     });
   });
 

@@ -159,6 +159,42 @@ describe('runbook de ops: encontrar, entender y reintentar un timbrado atorado',
     expect(await timbresDelFolio(fb)).toEqual([rb.body.uuid]);
   });
 
+  it('Terminate de un pago con su CFDI pendiente: reintentar lo inicia de nuevo (registrarPagoV2) y lo timbra una vez', async () => {
+    const f = (
+      await c.http.post('/v1/facturas', facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined }))
+    ).body;
+    await esperar(async () =>
+      (await c.http.get(`/v1/facturas/${f.id}`)).body.estado === 'timbrada' ? true : undefined,
+    );
+    await fallasPac(pila, 'caido');
+    // Its own series: the payment CFDI's folio is the organization's next one.
+    const serie = folio();
+    const p = await c.http.post('/v1/pagos', {
+      organizacion: c.org,
+      fecha_pago: new Date().toISOString(),
+      forma_pago: '03',
+      monto: '100.00',
+      serie,
+      facturas_pagadas: [{ factura: f.id, imp_pagado: '100.00' }],
+    });
+    expect(p.status).toBe(202);
+    const cfdi: string = await esperar(
+      async () => (await c.http.get(`/v1/pagos/${p.body.id}`)).body.factura_pago ?? undefined,
+    );
+    await atorado(cfdi);
+    // The ledger step is done (`registrado`): the start reconciler no longer restarts this payment.
+    await pila.cliente.workflow.getHandle(`pago:${p.body.id}`).terminate('prueba del runbook');
+
+    await fallasPac(pila, 'normal');
+    const r = await c.http.post(`/v1/facturas/${cfdi}/timbrado/reintentar`);
+    expect(r.status).toBe(200);
+    const timbres = await pila.db('pac_sandbox_timbres').where('xml_timbrado', 'like', `%Serie="${serie}"%`);
+    expect(timbres.map((t) => String(t.uuid).toUpperCase())).toEqual([r.body.uuid]);
+    const d = await pila.cliente.workflow.getHandle(`pago:${p.body.id}`).describe();
+    expect(d.type).toBe('registrarPagoV2');
+    expect(d.typedSearchAttributes.get(ATRIBUTOS.FacturasPagadas)).toEqual([f.id]);
+  });
+
   it('el comando del CLI del runbook corta la espera de un timbrado en curso', async () => {
     await fallasPac(pila, 'caido');
     const f = folio();

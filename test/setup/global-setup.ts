@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
@@ -8,8 +8,9 @@ import { cargarCatalogos } from '../../db/catalogos/cargar';
 import { crearKnex, recrearBase } from '../../db/conexion';
 import { migrar } from '../../db/migraciones';
 import { localizarChromium } from '../../pdf/navegador';
-import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../../temporal/servidor-dev';
+import { argumentosServidorDev, esperarTemporal } from '../../scripts/temporal/servidor-dev';
 import { puertosLibres } from '../support/puertos';
+import { exigirTemporalCli } from '../support/servidor-temporal';
 
 /**
  * Real infrastructure for the integration tests: a Temporal dev server on free ports (in memory), a
@@ -31,12 +32,7 @@ export default async function globalSetup() {
     );
   }
 
-  const cli = rutaTemporalCli();
-  try {
-    accessSync(cli, constants.X_OK);
-  } catch {
-    falta(`no hay Temporal CLI en ${cli}`, 'Ejecute `make test`, que la compila.');
-  }
+  const cli = exigirTemporalCli();
   try {
     process.env.CHROMIUM_PATH = localizarChromium(process.env.CHROMIUM_PATH || undefined);
   } catch (e) {
@@ -73,6 +69,7 @@ export default async function globalSetup() {
       puertoUi: null,
       puertoHttp,
       puertoMetricas,
+      retrasoTemporizadoresMs: 10,
     }),
     { stdio: ['ignore', openSync(rutaLog, 'w'), openSync(rutaLog, 'a')], detached: true },
   );

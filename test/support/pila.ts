@@ -130,14 +130,14 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
   const dbPac = op.databaseUrl ? crearKnex(base.databaseUrl) : db;
   const navegador = new Navegador(config.chromiumPath);
 
+  catalogos ??= CatalogosEnMemoria.cargar(db);
+  const cat = await catalogos;
+  // The sandbox PAC validates with the same catalogs: one copy per test file instead of one per stack.
   const pac =
     op.pac === false
       ? undefined
-      : await escuchar(crearSandboxPac({ config: leerConfigSandbox(), db: dbPac, logger }));
+      : await escuchar(crearSandboxPac({ config: leerConfigSandbox(), db: dbPac, logger, catalogos: cat }));
   const pacUrl = pac ? urlDe(pac) : 'http://127.0.0.1:9';
-
-  catalogos ??= CatalogosEnMemoria.cargar(db);
-  const cat = await catalogos;
   const boveda = crearBoveda(config.claveMaestra);
 
   let conexionWorker: NativeConnection | undefined;

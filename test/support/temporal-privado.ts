@@ -1,11 +1,12 @@
 import { spawn } from 'node:child_process';
-import { accessSync, constants, mkdtempSync, openSync, readFileSync } from 'node:fs';
+import { mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { registrarAtributos } from '../../temporal/registrar-atributos';
-import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from '../../temporal/servidor-dev';
+import { argumentosServidorDev, esperarTemporal } from '../../scripts/temporal/servidor-dev';
 import { procesoReiniciable, type ProcesoReiniciable } from './proceso-reiniciable';
 import { puertosLibres } from './puertos';
+import { exigirTemporalCli } from './servidor-temporal';
 
 /**
  * A Temporal dev server of one test file's own, on a SQLite file and free ports, so a test can kill and
@@ -16,14 +17,7 @@ export interface TemporalPrivado extends ProcesoReiniciable {
 }
 
 export async function iniciarTemporalPrivado(): Promise<TemporalPrivado> {
-  const cli = rutaTemporalCli();
-  try {
-    accessSync(cli, constants.X_OK);
-  } catch {
-    throw new Error(
-      `Infraestructura de pruebas incompleta: no hay Temporal CLI en ${cli}. Ejecute \`make test\`, que la compila.`,
-    );
-  }
+  const cli = exigirTemporalCli();
   const dir = mkdtempSync(join(tmpdir(), 'cfdi-temporal-'));
   const log = join(dir, 'temporal.log');
   const [puerto, puertoHttp, puertoMetricas] = await puertosLibres(3);
@@ -36,6 +30,7 @@ export async function iniciarTemporalPrivado(): Promise<TemporalPrivado> {
     archivoDb: join(dir, 'temporal.db'),
     puertoHttp,
     puertoMetricas,
+    retrasoTemporizadoresMs: 10,
   });
 
   const proceso = procesoReiniciable({

@@ -3,13 +3,13 @@ import { mkdtempSync, openSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { esperarTemporal } from '../../temporal/servidor-dev';
+import { esperarTemporal } from '../../scripts/temporal/servidor-dev';
 import {
   pgDesdeEntorno,
   prepararNamespace,
   prepararServidorProduccion,
   procesoServidorProduccion,
-} from '../../temporal/servidor-produccion';
+} from '../../scripts/temporal/servidor-produccion';
 import { procesoReiniciable } from './proceso-reiniciable';
 import { puertosConsecutivos } from './puertos';
 

@@ -23,14 +23,15 @@ describe('registrarPagoEnLibro', () => {
       tipo: 'pago',
       estado: 'borrador',
       timbrado_estado: 'pendiente',
-      total: '0',
+      total: '0.000000',
     });
     expect(cfdi.documento.pago?.id).toBe(e.pagoId);
     expect(tablaLibro(x.m.almacen).todas()).toEqual([
       expect.objectContaining({
         factura: f.id,
         num_parcialidad: 1,
-        imp_saldo_anterior: f.total,
+        // The ledger's DECIMAL(24,6) column.
+        imp_saldo_anterior: Number(f.total).toFixed(6),
         vigente: true,
       }),
     ]);

@@ -58,6 +58,11 @@ function grafoDeCarpetas(): Grafo {
       '^[^/]+/',
       '--output-type',
       'json',
+      // A second run reads only what changed (make test-unit's caches live in the same folder).
+      '--cache',
+      join(RAIZ, 'node_modules', '.cache', 'pruebas', 'depcruise'),
+      '--cache-strategy',
+      'content',
       ...carpetasFuente(),
     ],
     { cwd: RAIZ, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },

@@ -9,7 +9,13 @@ import type { ComprobanteEntrada, ConceptoEntrada } from '../../cfdi/comprobante
 import { calcularPagos } from '../../cfdi/pagos';
 import { verificarSello } from '../../cfdi/sello';
 import { comprobante, concepto } from '../support/comprobantes';
-import { DIRECTORIO_SAT, directorioTemporal, validarConEsquema, xsltprocArchivos } from '../support/xslt';
+import {
+  DIRECTORIO_SAT,
+  directorioTemporal,
+  validarConEsquema,
+  xsltprocArchivos,
+  xsltprocLote,
+} from '../support/xslt';
 
 const CSD = join(DIRECTORIO_SAT, 'csd');
 const fila = readFileSync(join(CSD, 'MANIFEST.csv'), 'utf8')
@@ -134,7 +140,7 @@ describe('CFDI construidos: esquema del SAT, cadena de la XSLT del SAT y sello',
     });
     const errores = [...validarConEsquema(archivos).entries()].filter(([, e]) => e.length);
     expect(errores).toEqual([]);
-    const cadenas = await xsltprocArchivos(archivos);
+    const cadenas = await xsltprocLote(archivos);
     sellados.forEach((s, i) => {
       expect({ semilla: 1000 + i, cadena: s.cadena }).toEqual({ semilla: 1000 + i, cadena: cadenas[i] });
       expect(verificarSello(cadenas[i]!, s.sello, certificado)).toBe(true);

@@ -10,7 +10,7 @@ import {
   type ConfigSinSecretos,
 } from '../../config/config';
 import { raizProyecto } from '../../config/rutas';
-import { procesoServidorProduccion } from '../../temporal/servidor-produccion';
+import { procesoServidorProduccion } from '../../scripts/temporal/servidor-produccion';
 import { ATRIBUTOS, atributosParaCli } from '../../workflows/atributos';
 
 /**

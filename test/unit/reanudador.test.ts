@@ -80,7 +80,7 @@ describe('reanudador de inicios', () => {
       entrada: { facturaId: timbrada.id, ...base, intervaloMs: 30_000, plazoMs: 600_000 },
     });
     expect(porId[`pago:${pago.id}`]).toMatchObject({
-      tipo: 'registrarPago',
+      tipo: 'registrarPagoV2',
       entrada: { pagoId: pago.id, ...base },
     });
   });

@@ -1,5 +1,5 @@
 import { ATRIBUTOS, atributosParaCli } from '../../workflows/atributos';
-import { argumentosServidorDev } from '../../temporal/servidor-dev';
+import { argumentosServidorDev } from '../../scripts/temporal/servidor-dev';
 
 describe('servidor de desarrollo de Temporal', () => {
   it('registra cada atributo de búsqueda del proyecto con su tipo', () => {

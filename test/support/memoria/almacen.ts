@@ -1,3 +1,5 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import Decimal from 'decimal.js';
 import type { Alcance, Modo } from '../../../dominio/alcance';
 import type { Pagina, Tramo } from '../../../dominio/paginacion';
 
@@ -20,53 +22,89 @@ export interface IndiceUnico<R> {
   clave(r: R): string | null;
 }
 
+// Whether the fake repository method running now is on another connection than the open transaction's (set by
+// `porConexion`, transacciones.ts); unset for a test reading the store itself.
+const conexionAjena = new AsyncLocalStorage<boolean>();
+
+/** Runs `f` as a statement on the open transaction's connection (`ajena` false) or on another one. */
+export const enConexion = <T>(ajena: boolean, f: () => T): T => conexionAjena.run(ajena, f);
+
 /**
- * Rows are values: a change replaces the row object, never mutates it, so copying the map is a snapshot
- * of the table (what the transaction fake restores on a throw).
+ * Rows are values: a change replaces the row object, never mutates it, so copying the map is a snapshot of the
+ * table. While a transaction is open the table also keeps what was committed before it (`confirmadas`): the
+ * transaction's statements read and write the live rows; another connection's read the committed ones (READ
+ * COMMITTED), and their writes commit at once, into both. A test reading the store itself sees the live rows.
  */
 export class Tabla<R extends { id: string }> {
   private filas = new Map<string, R>();
+  private confirmadas: Map<string, R> | null = null;
 
   constructor(
     readonly nombre: string,
     private readonly unicos: IndiceUnico<R>[] = [],
   ) {}
 
+  /** A statement on another connection than the open transaction's: it autocommits. */
+  private get fuera(): boolean {
+    return this.confirmadas !== null && conexionAjena.getStore() === true;
+  }
+
+  private vista(): Map<string, R> {
+    return this.fuera ? this.confirmadas! : this.filas;
+  }
+
   todas(): R[] {
-    return [...this.filas.values()];
+    return [...this.vista().values()];
   }
 
   buscar(id: string): R | undefined {
-    return this.filas.get(id);
+    return this.vista().get(id);
   }
 
   insertar(r: R): void {
     if (this.filas.has(r.id)) throw new ClaveUnicaViolada(this.nombre, 'PRIMARY');
     this.exigirUnicos(r);
     this.filas.set(r.id, r);
+    if (this.fuera) this.confirmadas!.set(r.id, r);
   }
 
   cambiar(id: string, cambios: Partial<R>): void {
-    const actual = this.filas.get(id);
-    if (!actual) return;
-    const nueva = { ...actual, ...cambios };
-    this.exigirUnicos(nueva);
-    this.filas.set(id, nueva);
+    // Another connection's change commits at once: it lands in what is committed and in the live rows.
+    const cambiadas = (this.fuera ? [this.confirmadas!, this.filas] : [this.filas]).flatMap((filas) => {
+      const actual = filas.get(id);
+      return actual ? [{ filas, nueva: { ...actual, ...cambios } }] : [];
+    });
+    for (const { nueva } of cambiadas) this.exigirUnicos(nueva);
+    for (const { filas, nueva } of cambiadas) filas.set(id, nueva);
   }
 
-  instantanea(): Map<string, R> {
-    return new Map(this.filas);
+  /** DELETE of one row (absent: nothing happens). */
+  borrar(id: string): void {
+    if (this.fuera) this.confirmadas!.delete(id);
+    this.filas.delete(id);
   }
 
-  restaurar(copia: Map<string, R>): void {
-    this.filas = new Map(copia);
+  /** A transaction opens: what is committed so far is kept apart. */
+  abrir(): void {
+    this.confirmadas = new Map(this.filas);
+  }
+
+  /** It commits: its writes are the table. */
+  confirmar(): void {
+    this.confirmadas = null;
+  }
+
+  /** It rolls back: the table is what was committed, autocommit writes made meanwhile included. */
+  deshacer(): void {
+    if (this.confirmadas) this.filas = this.confirmadas;
+    this.confirmadas = null;
   }
 
   private exigirUnicos(r: R): void {
     for (const i of this.unicos) {
       const clave = i.clave(r);
       if (clave === null) continue;
-      const otra = this.todas().find((x) => x.id !== r.id && i.clave(x) === clave);
+      const otra = [...this.filas.values()].find((x) => x.id !== r.id && i.clave(x) === clave);
       if (otra) throw new ClaveUnicaViolada(this.nombre, i.nombre);
     }
   }
@@ -105,32 +143,51 @@ export function paginarEnMemoria<R extends { id: string }>(filas: R[], pagina: P
   return { datos: orden.slice(0, pagina.limite), hayMas: orden.length > pagina.limite };
 }
 
+/** A DECIMAL(24,6) column as MariaDB stores and returns it: text with six places, rounded half away from zero. */
+export const decimal6 = (v: string) => new Decimal(v).toFixed(6, Decimal.ROUND_HALF_UP);
+
 /** JSON columns: stored as text and parsed on read, so a caller never shares an object with the table. */
 export const copiaJson = <T>(v: T): T => JSON.parse(JSON.stringify(v)) as T;
 
-/** `LIKE '%q%'` under MariaDB's case-insensitive collation. */
+/**
+ * Text as the tables' collation (utf8mb4_unicode_ci) compares it: without case or accents, so `jose` finds
+ * `JOSÉ` and a unique key holds `abc` and `ABC` for the same value.
+ */
+export const plegar = (texto: string) => texto.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+
+/** `LIKE '%q%'` under that collation. */
 export const contiene = (texto: string | null, q: string) =>
-  texto !== null && texto.toLowerCase().includes(q.toLowerCase());
+  texto !== null && plegar(texto).includes(plegar(q));
 
 export class Almacen {
   private readonly tablas = new Map<string, Tabla<{ id: string }>>();
+  private abierta = false;
 
   /** The table `nombre`, created with its unique indexes on first use. */
   tabla<R extends { id: string }>(nombre: string, unicos: IndiceUnico<R>[] = []): Tabla<R> {
     let t = this.tablas.get(nombre);
     if (!t) {
       t = new Tabla<R>(nombre, unicos) as unknown as Tabla<{ id: string }>;
+      if (this.abierta) t.abrir();
       this.tablas.set(nombre, t);
     }
     return t as unknown as Tabla<R>;
   }
 
-  instantanea(): Map<string, Map<string, { id: string }>> {
-    return new Map([...this.tablas].map(([n, t]) => [n, t.instantanea()]));
+  /** Transactions run one at a time (transacciones.ts): one is open between `abrir` and its end. */
+  abrir(): void {
+    this.abierta = true;
+    for (const t of this.tablas.values()) t.abrir();
   }
 
-  restaurar(copia: Map<string, Map<string, { id: string }>>): void {
-    for (const [n, t] of this.tablas) t.restaurar(copia.get(n) ?? new Map());
+  confirmar(): void {
+    this.abierta = false;
+    for (const t of this.tablas.values()) t.confirmar();
+  }
+
+  deshacer(): void {
+    this.abierta = false;
+    for (const t of this.tablas.values()) t.deshacer();
   }
 
   /** Every row of every table as text: equal before and after means nothing was written. */

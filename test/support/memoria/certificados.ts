@@ -7,7 +7,7 @@ import type {
 import { sinDuplicar } from '../../../db/repositorios/con-alcance';
 import type { Alcance } from '../../../dominio/alcance';
 import { columnasAlcance, enAlcance, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
-import { exigirAbierta } from './transacciones';
+import { exigirAbierta, porConexion } from './transacciones';
 
 export type CertificadoGuardado = FilaCertificado & SecretosCertificado & ColumnasAlcance;
 
@@ -46,16 +46,16 @@ export function crearCertificadosEnMemoria(m: Almacen): RepositorioCertificados 
   const avisos = tablaAvisosCertificados(m);
   const visibles = (a: Alcance) => tabla.todas().filter(enAlcance(a));
 
-  /** One active certificate per organization. */
+  /** One active certificate per organization; both updates scoped, as the real ones. */
   function activar(a: Alcance, organizacionId: string, id: string, ahora: Date) {
     for (const r of visibles(a)) {
       if (r.organizacion_id === organizacionId && r.activo && r.id !== id)
         tabla.cambiar(r.id, { activo: false, actualizado_en: ahora });
     }
-    tabla.cambiar(id, { activo: true, actualizado_en: ahora });
+    if (visibles(a).some((r) => r.id === id)) tabla.cambiar(id, { activo: true, actualizado_en: ahora });
   }
 
-  return {
+  return porConexion({
     async listar(a, filtros, pagina) {
       const filas = visibles(a).filter(
         (r) => !filtros.organizacionId || r.organizacion_id === filtros.organizacionId,
@@ -116,5 +116,5 @@ export function crearCertificadosEnMemoria(m: Almacen): RepositorioCertificados 
         }),
       );
     },
-  };
+  });
 }

@@ -1,6 +1,7 @@
 import type { DatosCliente, FilaCliente, RepositorioClientes } from '../../../db/repositorios/clientes';
 import { sinDuplicar } from '../../../db/repositorios/con-alcance';
-import { enAlcance, filaNueva, vigentesDeOrganizacion, type Almacen } from './almacen';
+import { enAlcance, filaNueva, plegar, vigentesDeOrganizacion, type Almacen } from './almacen';
+import { porConexion } from './transacciones';
 
 type ClienteGuardado = FilaCliente & {
   cuenta_id: string;
@@ -16,7 +17,8 @@ export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
   const tabla = m.tabla<ClienteGuardado>('clientes', [
     {
       nombre: 'organizacion_rfc_unico',
-      clave: (r) => (r.rfc_unico === null ? null : `${r.organizacion_id}|${r.rfc_unico}`),
+      // Under the table's collation: an RFC in lower case collides with the same in upper case.
+      clave: (r) => (r.rfc_unico === null ? null : `${r.organizacion_id}|${plegar(r.rfc_unico)}`),
     },
   ]);
   const leer = ({ cuenta_id: _c, rfc_unico: _r, eliminado_en: _e, ...fila }: ClienteGuardado): FilaCliente =>
@@ -27,7 +29,7 @@ export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
     leer,
   );
 
-  return {
+  return porConexion({
     listar,
     obtener,
     async existio(a, id) {
@@ -35,7 +37,7 @@ export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
     },
     async porRfc(a, organizacionId, rfc) {
       return vigentes(a)
-        .filter((r) => r.organizacion_id === organizacionId && r.rfc === rfc)
+        .filter((r) => r.organizacion_id === organizacionId && plegar(r.rfc) === plegar(rfc))
         .map(leer);
     },
     async insertar(a, id, datos: DatosCliente, ahora) {
@@ -56,5 +58,5 @@ export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
     async eliminar(a, id, ahora) {
       if (vigente(a, id)) tabla.cambiar(id, { eliminado_en: ahora, rfc_unico: null, actualizado_en: ahora });
     },
-  };
+  });
 }

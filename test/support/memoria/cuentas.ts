@@ -1,6 +1,7 @@
 import type { FilaCuenta, RepositorioCuentas } from '../../../db/repositorios/cuentas';
 import type { Almacen } from './almacen';
 import { tablaCertificados } from './certificados';
+import { porConexion } from './transacciones';
 
 /** Accounts are created by provisioning, not by a service: tests add them with `nuevaCuenta`. */
 export const tablaCuentas = (m: Almacen) => m.tabla<FilaCuenta>('cuentas');
@@ -23,7 +24,7 @@ export function nuevaCuenta(m: Almacen, id: string, ahora: Date, datos: Partial<
 
 export function crearCuentasEnMemoria(m: Almacen): RepositorioCuentas {
   const tabla = tablaCuentas(m);
-  return {
+  return porConexion({
     async obtener(id) {
       const r = tabla.buscar(id);
       return r && { ...r };
@@ -44,5 +45,5 @@ export function crearCuentasEnMemoria(m: Almacen): RepositorioCuentas {
             c.valido_hasta > ahora,
         );
     },
-  };
+  });
 }

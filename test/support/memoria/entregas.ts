@@ -3,7 +3,7 @@ import type { EntregaPorIniciar, FilaEntrega, RepositorioEntregas } from '../../
 import type { EstadoEntrega, IntentoEntrega } from '../../../dominio/webhook';
 import { columnasAlcance, copiaJson, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
 import { tablaEventos } from './eventos';
-import { exigirAbierta } from './transacciones';
+import { exigirAbierta, porConexion } from './transacciones';
 import { deAlcance, tablaWebhooks } from './webhooks';
 
 export type EntregaGuardada = ColumnasAlcance & {
@@ -82,7 +82,7 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
     });
   }
 
-  return {
+  return porConexion({
     async crearParaEvento(ev) {
       const a = { cuentaId: ev.cuenta_id, modo: ev.modo };
       const suscritos = webhooks
@@ -193,5 +193,5 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
       if (r && deAlcance(a)(r) && r.estado === 'pendiente')
         tabla.cambiar(id, { estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });
     },
-  };
+  });
 }

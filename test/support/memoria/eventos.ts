@@ -7,7 +7,7 @@ import {
 } from '../../../db/repositorios/eventos';
 import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
 import { tablaLibro } from './pagos';
-import { anotarEventoEnMemoria, exigirAbierta } from './transacciones';
+import { anotarEventoEnMemoria, exigirAbierta, porConexion } from './transacciones';
 
 /** The row and its relation (`eventos_recursos`): the invoices and payments it is about. */
 type EventoGuardado = FilaEvento & { cuenta_id: string; recursos: string[] };
@@ -31,7 +31,7 @@ export function crearEventosEnMemoria(m: Almacen): RepositorioEventos {
     datos: copiaJson(f.datos),
   });
 
-  return {
+  return porConexion({
     async registrar(tx, a, tipo, datos) {
       exigirAbierta(tx);
       const id = nuevoId('evt');
@@ -87,10 +87,7 @@ export function crearEventosEnMemoria(m: Almacen): RepositorioEventos {
         .map((r) => r.id);
     },
     async despachado(id) {
-      // Tabla has no delete: a copy without the row is the table after a DELETE.
-      const filas = cola.instantanea();
-      filas.delete(id);
-      cola.restaurar(filas);
+      cola.borrar(id);
     },
-  };
+  });
 }

@@ -3,10 +3,10 @@ import type { FilaFactura, RepositorioFacturas } from '../../../db/repositorios/
 import type { Transaccion } from '../../../db/transacciones';
 import type { Alcance } from '../../../dominio/alcance';
 import { cancelacionEnCurso } from '../../../dominio/factura';
-import { columnasAlcance, copiaJson, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
+import { columnasAlcance, copiaJson, decimal6, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
 import { tablaOrganizaciones } from './organizaciones';
 import { tablaLibro, tablaPagos } from './pagos';
-import { exigirAbierta } from './transacciones';
+import { exigirAbierta, porConexion } from './transacciones';
 
 /** The row with what only its own endpoints read: the XMLs and the PDF. */
 export type FacturaGuardada = Omit<FilaFactura, 'parcialidades' | 'pago_id'> & {
@@ -62,7 +62,7 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
     if (guardada(a, id, tx)) tabla.cambiar(id, { ...cambios, actualizado_en: new Date() });
   };
 
-  return {
+  return porConexion({
     obtener,
 
     async listar(a, f, pagina) {
@@ -97,9 +97,12 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
       return r && leer(r);
     },
 
+    // The row alone, as the real locking read: the ledger is read after the lock, by a plain read.
     async bloquear(tx, a, id) {
-      exigirAbierta(tx);
-      return obtener(a, id, tx);
+      const f = await obtener(a, id, tx);
+      if (!f) return undefined;
+      const { parcialidades: _p, pago_id: _g, ...fila } = f;
+      return fila;
     },
 
     async bloquearVarias(tx, a, ids) {
@@ -119,7 +122,7 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
         ...columnasAlcance(a),
         documento: copiaJson(n.documento),
         estado: 'borrador',
-        total: n.documento.importes.total,
+        total: decimal6(n.documento.importes.total),
         metodo_pago: n.documento.entrada.metodo_pago ?? null,
         uuid: null,
         fecha_timbrado: null,
@@ -265,5 +268,5 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
         masAntiguoSegundos: desde.length ? Math.max(0, (Date.now() - Math.min(...desde)) / 1000) : 0,
       };
     },
-  };
+  });
 }

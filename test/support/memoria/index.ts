@@ -27,6 +27,8 @@ export { crearMetricasEnMemoria, type MetricasEnMemoria } from './metricas';
 export { tablaEntregas, tablaIntentos } from './entregas';
 export { tablaPorDespachar } from './eventos';
 export { tablaWebhooks } from './webhooks';
+// Not in `crearMemoria`: it needs a vault (seguridad/boveda.ts).
+export { crearIdempotenciaEnMemoria } from './idempotencia';
 
 /**
  * Every repository and the transaction port over one shared in-memory store, and the outbox's dispatcher: told

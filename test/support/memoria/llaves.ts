@@ -1,5 +1,6 @@
 import type { FilaLlave, RepositorioLlaves } from '../../../db/repositorios/llaves';
 import { paginarEnMemoria, type Almacen } from './almacen';
+import { porConexion } from './transacciones';
 
 type LlaveGuardada = FilaLlave & { hash: Buffer };
 
@@ -11,7 +12,7 @@ export function crearLlavesEnMemoria(m: Almacen): RepositorioLlaves {
   const deCuenta = (cuentaId: string, modos: readonly string[]) =>
     tabla.todas().filter((r) => r.cuenta_id === cuentaId && modos.includes(r.modo));
 
-  return {
+  return porConexion({
     async activaPorHash(hash) {
       const r = tabla.todas().find((x) => x.hash.equals(hash) && x.revocada_en === null);
       return r && leer(r);
@@ -35,5 +36,5 @@ export function crearLlavesEnMemoria(m: Almacen): RepositorioLlaves {
     async marcarUso(id, ahora) {
       tabla.cambiar(id, { ultimo_uso_en: ahora });
     },
-  };
+  });
 }

@@ -5,8 +5,16 @@ import type {
   RepositorioOrganizaciones,
 } from '../../../db/repositorios/organizaciones';
 import type { Alcance } from '../../../dominio/alcance';
-import { filaNueva, enAlcance, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
+import {
+  filaNueva,
+  enAlcance,
+  paginarEnMemoria,
+  plegar,
+  type Almacen,
+  type ColumnasAlcance,
+} from './almacen';
 import { tablaCertificados } from './certificados';
+import { porConexion } from './transacciones';
 
 type OrganizacionGuardada = DatosOrganizacion &
   ColumnasAlcance & { id: string; creado_en: Date; actualizado_en: Date };
@@ -14,7 +22,8 @@ type OrganizacionGuardada = DatosOrganizacion &
 /** Shared with invoices (the accent color the PDF is printed with). */
 export const tablaOrganizaciones = (m: Almacen) =>
   m.tabla<OrganizacionGuardada>('organizaciones', [
-    { nombre: 'cuenta_modo_rfc', clave: (r) => `${r.cuenta_id}|${r.modo}|${r.rfc}` },
+    // Under the table's collation: `eku…` and `EKU…` are one RFC.
+    { nombre: 'cuenta_modo_rfc', clave: (r) => `${r.cuenta_id}|${r.modo}|${plegar(r.rfc)}` },
   ]);
 
 export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizaciones {
@@ -34,14 +43,14 @@ export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizacio
   }
   const visibles = (a: Alcance) => tabla.todas().filter(enAlcance(a));
 
-  return {
+  return porConexion({
     listar: async (a, pagina) => {
       const t = paginarEnMemoria(visibles(a), pagina);
       return { ...t, datos: t.datos.map(conCertificado) };
     },
     async obtener(a, idORfc) {
       const porId = idORfc.startsWith('org_');
-      const r = visibles(a).find((x) => (porId ? x.id : x.rfc) === idORfc);
+      const r = visibles(a).find((x) => (porId ? x.id === idORfc : plegar(x.rfc) === plegar(idORfc)));
       return r && conCertificado(r);
     },
     async insertar(a, id, datos, ahora) {
@@ -50,5 +59,5 @@ export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizacio
     async actualizar(a, id, cambios, ahora) {
       if (visibles(a).some((r) => r.id === id)) tabla.cambiar(id, { ...cambios, actualizado_en: ahora });
     },
-  };
+  });
 }

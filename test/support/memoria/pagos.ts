@@ -4,12 +4,13 @@ import type { EstadoPago, ParcialidadPago, RechazoPago, SolicitudPago } from '..
 import {
   columnasAlcance,
   copiaJson,
+  decimal6,
   enAlcance,
   paginarEnMemoria,
   type Almacen,
   type ColumnasAlcance,
 } from './almacen';
-import { exigirAbierta } from './transacciones';
+import { exigirAbierta, porConexion } from './transacciones';
 
 export type PagoGuardado = ColumnasAlcance & {
   id: string;
@@ -63,7 +64,7 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
   };
   const propio = (a: Alcance, id: string) => pagos.todas().find((p) => enAlcance(a)(p) && p.id === id);
 
-  return {
+  return porConexion({
     async crear(a, p, tx) {
       exigirAbierta(tx);
       const ahora = new Date();
@@ -114,7 +115,17 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
     async registrar(tx, a, id, facturaPagoId, parcialidades) {
       exigirAbierta(tx);
       for (const p of parcialidades) {
-        libro.insertar({ ...p, ...columnasAlcance(a), id: `${id}|${p.factura}`, pago_id: id, vigente: true });
+        libro.insertar({
+          ...p,
+          // DECIMAL(24,6) columns.
+          imp_saldo_anterior: decimal6(p.imp_saldo_anterior),
+          imp_pagado: decimal6(p.imp_pagado),
+          imp_saldo_insoluto: decimal6(p.imp_saldo_insoluto),
+          ...columnasAlcance(a),
+          id: `${id}|${p.factura}`,
+          pago_id: id,
+          vigente: true,
+        });
       }
       if (propio(a, id))
         pagos.cambiar(id, {
@@ -135,9 +146,10 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
       if (!p) return undefined;
       for (const r of libro.todas().filter((x) => x.pago_id === p.id))
         libro.cambiar(r.id, { vigente: false });
-      if (rechazo) {
-        pagos.cambiar(p.id, { estado: 'rechazado', error: copiaJson(rechazo), actualizado_en: new Date() });
-      }
+      pagos.cambiar(p.id, {
+        actualizado_en: new Date(),
+        ...(rechazo ? { estado: 'rechazado' as const, error: copiaJson(rechazo) } : {}),
+      });
       return p.id;
     },
     async vigentesDeFactura(a, facturaId, tx) {
@@ -161,5 +173,5 @@ export function crearPagosEnMemoria(m: Almacen): RepositorioPagos {
           facturas: p.solicitud.facturas_pagadas.map((x) => x.factura),
         }));
     },
-  };
+  });
 }

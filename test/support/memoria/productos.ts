@@ -1,5 +1,6 @@
 import type { FilaProducto, RepositorioProductos } from '../../../db/repositorios/productos';
-import { filaNueva, copiaJson, vigentesDeOrganizacion, type Almacen } from './almacen';
+import { filaNueva, copiaJson, decimal6, vigentesDeOrganizacion, type Almacen } from './almacen';
+import { porConexion } from './transacciones';
 
 type ProductoGuardado = FilaProducto & { cuenta_id: string; eliminado_en: Date | null };
 
@@ -15,13 +16,14 @@ export function crearProductosEnMemoria(m: Almacen): RepositorioProductos {
     leer,
   );
 
-  return {
+  return porConexion({
     listar,
     obtener,
     async insertar(a, id, datos, ahora) {
       tabla.insertar({
         ...filaNueva(a, id, ahora),
         ...datos,
+        valor_unitario: decimal6(datos.valor_unitario),
         impuestos_default: copiaJson(datos.impuestos_default),
         eliminado_en: null,
       });
@@ -31,6 +33,7 @@ export function crearProductosEnMemoria(m: Almacen): RepositorioProductos {
       const { impuestos_default, ...resto } = cambios;
       tabla.cambiar(id, {
         ...resto,
+        ...(resto.valor_unitario ? { valor_unitario: decimal6(resto.valor_unitario) } : {}),
         ...(impuestos_default ? { impuestos_default: copiaJson(impuestos_default) } : {}),
         actualizado_en: ahora,
       });
@@ -38,5 +41,5 @@ export function crearProductosEnMemoria(m: Almacen): RepositorioProductos {
     async eliminar(a, id, ahora) {
       if (vigente(a, id)) tabla.cambiar(id, { eliminado_en: ahora, actualizado_en: ahora });
     },
-  };
+  });
 }

@@ -1,7 +1,7 @@
 import type { FilaWebhook, RepositorioWebhooks, SecretosWebhook } from '../../../db/repositorios/webhooks';
 import type { Alcance } from '../../../dominio/alcance';
 import { columnasAlcance, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
-import { exigirAbierta } from './transacciones';
+import { exigirAbierta, porConexion } from './transacciones';
 
 export type WebhookGuardado = FilaWebhook & SecretosWebhook & ColumnasAlcance & { eliminado_en: Date | null };
 
@@ -49,7 +49,7 @@ export function crearWebhooksEnMemoria(m: Almacen): RepositorioWebhooks {
     tabla.todas().filter((r) => deAlcance(a)(r) && r.eliminado_en === null);
   const vivo = (a: Pick<Alcance, 'cuentaId' | 'modo'>, id: string) => vivos(a).find((r) => r.id === id);
 
-  return {
+  return porConexion({
     contar: async (a) => vivos(a).length,
     async crear(a, f, ahora) {
       tabla.insertar({
@@ -62,7 +62,8 @@ export function crearWebhooksEnMemoria(m: Almacen): RepositorioWebhooks {
         activo: true,
         secreto_anterior_hasta: null,
         eliminado_en: null,
-        creado_en: ahora,
+        // The database's clock, as the real insert (`NOW(3)`) and the events fake: not the caller's `ahora`.
+        creado_en: new Date(),
         actualizado_en: ahora,
       });
     },
@@ -103,5 +104,5 @@ export function crearWebhooksEnMemoria(m: Almacen): RepositorioWebhooks {
       exigirAbierta(tx);
       if (vivo(a, id)) tabla.cambiar(id, { activo: false, eliminado_en: ahora, actualizado_en: ahora });
     },
-  };
+  });
 }

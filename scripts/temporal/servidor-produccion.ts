@@ -2,9 +2,9 @@ import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
 import { msToTs } from '@temporalio/common/lib/time';
-import { raizProyecto } from '../config/rutas';
-import { ATRIBUTOS } from '../workflows/atributos';
-import { registrarAtributos } from './registrar-atributos';
+import { raizProyecto } from '../../config/rutas';
+import { ATRIBUTOS } from '../../workflows/atributos';
+import { registrarAtributos } from '../../temporal/registrar-atributos';
 
 /**
  * The production-grade Temporal (go.temporal.io/server v1.29.1 with PostgreSQL persistence and SQL visibility),

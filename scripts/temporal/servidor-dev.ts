@@ -1,8 +1,8 @@
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { Connection } from '@temporalio/client';
-import { raizProyecto } from '../config/rutas';
-import { atributosParaCli } from '../workflows/atributos';
+import { raizProyecto } from '../../config/rutas';
+import { atributosParaCli } from '../../workflows/atributos';
 
 /** Where the Temporal CLI lives: $TEMPORAL_CLI, else what scripts/temporal-cli.sh says (one rule, in the script). */
 export function rutaTemporalCli(): string {
@@ -22,6 +22,11 @@ export interface OpcionesServidorDev {
   archivoDb?: string;
   puertoHttp?: number;
   puertoMetricas?: number;
+  /**
+   * Test servers: how late a timer (or a retry's backoff) may fire. The server's default, 1 s, made every short
+   * wait of a test take about a second.
+   */
+  retrasoTemporizadoresMs?: number;
 }
 
 export function argumentosServidorDev(o: OpcionesServidorDev): string[] {
@@ -51,6 +56,9 @@ export function argumentosServidorDev(o: OpcionesServidorDev): string[] {
       : []),
     ...(o.puertoHttp ? ['--http-port', String(o.puertoHttp)] : []),
     ...(o.puertoMetricas ? ['--metrics-port', String(o.puertoMetricas)] : []),
+    ...(o.retrasoTemporizadoresMs === undefined
+      ? []
+      : ['--dynamic-config-value', `history.timerProcessorMaxTimeShift="${o.retrasoTemporizadoresMs}ms"`]),
     ...atributosParaCli().flatMap((a) => ['--search-attribute', a]),
   ];
 }

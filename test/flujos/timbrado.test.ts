@@ -1,0 +1,287 @@
+import { randomUUID } from 'node:crypto';
+import { WithStartWorkflowOperation, WorkflowFailedError } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import type { EntradaTimbrado, Paso } from '../../activities/timbrado';
+import type { ErrorTimbrado } from '../../dominio/factura';
+import { ErrorPacConfiguracion, ErrorPacTransitorio } from '../../pac/puerto';
+import { inicioTimbrado } from '../../temporal/timbrador';
+import { ATRIBUTOS } from '../../workflows/atributos';
+import { reintentarAhora } from '../../workflows/pasos';
+import { esperarTimbrado } from '../../workflows/timbrado';
+import { atributo, causa, eventos, hasta, iniciarConEspera, opcionesInicio, prepararFlujos } from './soporte';
+
+const flujos = prepararFlujos();
+
+const REFERENCIAS = ['AAA010101AAA', 'XAXX010101000', 'A-1'];
+const UUID = '5FB2822E-396D-4725-8521-CDC4BDD20CCF';
+const listo: Paso = { estado: 'listo', referencias: REFERENCIAS };
+const timbrada: Paso = { estado: 'timbrada', referencias: [...REFERENCIAS, UUID] };
+
+const inicio = (cola: string, tipo = 'timbrarFacturaV2') => ({
+  ...inicioTimbrado(
+    cola,
+    { cuentaId: 'cta_1', modo: 'test' },
+    { id: `fac_${randomUUID()}`, organizacionId: 'org_1' },
+  ),
+  tipo,
+});
+
+interface Llamada {
+  paso: 'prepararTimbrado' | 'enviarAlPac';
+  local: boolean;
+  intento: number;
+  /** What ops saw while a regular activity ran (a local one runs inside the workflow task: not recorded). */
+  error?: string[];
+  referencias?: string[];
+}
+
+/** The steps' calls in order. */
+function registro() {
+  const llamadas: Llamada[] = [];
+  return {
+    llamadas,
+    de: (paso: Llamada['paso']) => llamadas.filter((l) => l.paso === paso),
+    async anotar(paso: Llamada['paso']): Promise<Llamada> {
+      const { local, intento, atributos } = await flujos.enCurso();
+      const l: Llamada = { paso, local, intento };
+      if (!local) {
+        l.error = atributos.get(ATRIBUTOS.ErrorTimbrado);
+        l.referencias = atributos.get(ATRIBUTOS.Referencias);
+      }
+      llamadas.push(l);
+      return l;
+    },
+  };
+}
+
+const caida = () =>
+  ApplicationFailure.retryable('Deadlock found when trying to get lock', 'ER_LOCK_DEADLOCK');
+
+describe('timbrarFacturaV2', () => {
+  it.concurrent(
+    'stamps in one workflow task with local steps, answers esperarTimbrado and leaves Referencias',
+    async () => {
+      const r = registro();
+      const actividades = {
+        prepararTimbrado: async () => (await r.anotar('prepararTimbrado'), listo),
+        enviarAlPac: async () => (await r.anotar('enviarAlPac'), timbrada),
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        expect(await espera.result()).toBe('timbrada');
+        expect(await handle.result()).toBe('timbrada');
+        expect(await eventos(handle, 'workflowTaskCompletedEventAttributes')).toHaveLength(1);
+        expect(await eventos(handle, 'markerRecordedEventAttributes')).toHaveLength(2);
+        expect(await eventos(handle, 'activityTaskScheduledEventAttributes')).toHaveLength(0);
+        expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('timbrada');
+        expect(await atributo(handle, ATRIBUTOS.Referencias)).toEqual([...REFERENCIAS, UUID]);
+        expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toBeUndefined();
+      });
+      expect(r.llamadas.map((l) => [l.paso, l.local])).toEqual([
+        ['prepararTimbrado', true],
+        ['enviarAlPac', true],
+      ]);
+    },
+  );
+
+  it.concurrent(
+    'shows a failing local step in ErrorTimbrado, retries it as a regular activity and clears it once stamped',
+    async () => {
+      const r = registro();
+      const actividades = {
+        async prepararTimbrado() {
+          if ((await r.anotar('prepararTimbrado')).local) throw caida();
+          return listo;
+        },
+        enviarAlPac: async () => (await r.anotar('enviarAlPac'), timbrada),
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        expect(await espera.result()).toBe('timbrada');
+        expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toBeUndefined();
+        expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('timbrada');
+      });
+      // A few local tries, then one regular activity, run while ops could see why.
+      expect(
+        r.de('prepararTimbrado').map(({ local, intento, error }) => ({ local, intento, error })),
+      ).toEqual([
+        { local: true, intento: 1, error: undefined },
+        { local: true, intento: 2, error: undefined },
+        { local: true, intento: 3, error: undefined },
+        { local: false, intento: 1, error: ['preparacion', 'base_de_datos_no_disponible'] },
+      ]);
+    },
+  );
+
+  it.concurrent(
+    'while the PAC is down shows pac_no_disponible and Referencias, and retries the PAC with backoff',
+    async () => {
+      const r = registro();
+      const actividades = {
+        prepararTimbrado: async () => listo,
+        async enviarAlPac() {
+          const l = await r.anotar('enviarAlPac');
+          if (l.local || l.intento === 1) throw new ErrorPacTransitorio('el PAC no responde');
+          return timbrada;
+        },
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        expect(await espera.result()).toBe('timbrada');
+        // The server retries it: one scheduled activity for both attempts, the history does not grow per attempt.
+        expect(await eventos(handle, 'activityTaskScheduledEventAttributes')).toHaveLength(1);
+      });
+      expect(
+        r.llamadas.map(({ local, intento, error, referencias }) => ({ local, intento, error, referencias })),
+      ).toEqual([
+        { local: true, intento: 1, error: undefined, referencias: undefined },
+        { local: false, intento: 1, error: ['pac', 'pac_no_disponible'], referencias: REFERENCIAS },
+        { local: false, intento: 2, error: ['pac', 'pac_no_disponible'], referencias: REFERENCIAS },
+      ]);
+    },
+  );
+
+  it.concurrent(
+    'cuts a PAC backoff short on reintentarAhora (answers true): a new activity at attempt 1',
+    async () => {
+      const r = registro();
+      const actividades = {
+        prepararTimbrado: async () => listo,
+        async enviarAlPac() {
+          const l = await r.anotar('enviarAlPac');
+          // Only a fresh activity after the first regular one succeeds: without the update this never ends.
+          if (l.local || r.de('enviarAlPac').length <= 2 || l.intento > 1)
+            throw new ErrorPacTransitorio('caído');
+          return timbrada;
+        },
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        await hasta(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2);
+        expect(await handle.executeUpdate(reintentarAhora)).toBe(true);
+        expect(await espera.result()).toBe('timbrada');
+        expect((await eventos(handle, 'activityTaskCancelRequestedEventAttributes')).length).toBeGreaterThan(
+          0,
+        );
+      });
+      const regulares = r.de('enviarAlPac').filter((l) => !l.local);
+      expect(regulares[0]!.intento).toBe(1);
+      expect(regulares.at(-1)!.intento).toBe(1);
+    },
+  );
+
+  it.concurrent('answers reintentarAhora with false when no step waits', async () => {
+    const actividades = { prepararTimbrado: async () => listo, enviarAlPac: async () => timbrada };
+    await flujos.conWorker(actividades, async (cola) => {
+      const i = inicio(cola);
+      // In the first workflow task: the local steps run outside any retrying wait.
+      const op = new WithStartWorkflowOperation(i.tipo, opcionesInicio(i));
+      expect(
+        await flujos.client.workflow.executeUpdateWithStart(reintentarAhora, { startWorkflowOperation: op }),
+      ).toBe(false);
+      expect(await (await op.workflowHandle()).result()).toBe('timbrada');
+    });
+  });
+
+  it.concurrent("records a PAC's rejection with registrarRechazo and ends fallido", async () => {
+    const rechazo: ErrorTimbrado = {
+      paso: 'pac',
+      codigo: 'CFDI40102',
+      mensaje: 'El RFC del receptor no existe',
+    };
+    const rechazos: [EntradaTimbrado, ErrorTimbrado][] = [];
+    const actividades = {
+      prepararTimbrado: async () => listo,
+      enviarAlPac: async (): Promise<Paso> => ({ estado: 'rechazado', error: rechazo }),
+      registrarRechazo: async (e: EntradaTimbrado, error: ErrorTimbrado) => void rechazos.push([e, error]),
+    };
+    await flujos.conWorker(actividades, async (cola) => {
+      const i = inicio(cola);
+      const { espera, handle } = await iniciarConEspera(flujos.client, i, esperarTimbrado);
+      expect(await espera.result()).toBe('fallido');
+      expect(await handle.result()).toBe('fallido');
+      expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('fallido');
+      expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toEqual(['pac', 'CFDI40102']);
+      expect(await atributo(handle, ATRIBUTOS.Referencias)).toEqual(REFERENCIAS);
+      expect(rechazos).toEqual([[i.entrada, rechazo]]);
+    });
+  });
+
+  it.concurrent('never calls the PAC when sealing rejects the invoice', async () => {
+    const rechazo: ErrorTimbrado = { paso: 'sellado', codigo: 'csd_invalido', mensaje: 'El CSD no abre' };
+    const llamadas = { pac: 0, rechazos: 0 };
+    const actividades = {
+      prepararTimbrado: async (): Promise<Paso> => ({ estado: 'rechazado', error: rechazo }),
+      enviarAlPac: async () => (llamadas.pac++, timbrada),
+      registrarRechazo: async () => void llamadas.rechazos++,
+    };
+    await flujos.conWorker(actividades, async (cola) => {
+      const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+      expect(await espera.result()).toBe('fallido');
+      expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toEqual(['sellado', 'csd_invalido']);
+    });
+    expect(llamadas).toEqual({ pac: 0, rechazos: 1 });
+  });
+
+  it.concurrent(
+    'fails at once on a non-retryable failure (a missing record): no retry, no regular activity',
+    async () => {
+      const r = registro();
+      const actividades = {
+        async prepararTimbrado(): Promise<Paso> {
+          await r.anotar('prepararTimbrado');
+          throw ApplicationFailure.nonRetryable('La factura no existe', 'RegistroInexistente');
+        },
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const handle = await flujos.client.workflow.start('timbrarFacturaV2', opcionesInicio(inicio(cola)));
+        const error = await handle.result().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(WorkflowFailedError);
+        expect(causa(error)).toMatchObject({ type: 'RegistroInexistente' });
+        expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toBeUndefined();
+      });
+      expect(r.llamadas.map((l) => l.local)).toEqual([true]);
+    },
+  );
+
+  it.concurrent(
+    'fails after one regular attempt when the PAC settings are wrong (ErrorPacConfiguracion)',
+    async () => {
+      const r = registro();
+      const actividades = {
+        prepararTimbrado: async () => listo,
+        async enviarAlPac(): Promise<Paso> {
+          await r.anotar('enviarAlPac');
+          throw new ErrorPacConfiguracion('credenciales rechazadas');
+        },
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const handle = await flujos.client.workflow.start('timbrarFacturaV2', opcionesInicio(inicio(cola)));
+        const error = await handle.result().catch((e: unknown) => e);
+        expect(error).toBeInstanceOf(WorkflowFailedError);
+        expect(causa(error)).toMatchObject({ type: 'ErrorPacConfiguracion' });
+      });
+      expect(r.llamadas.map(({ local, intento }) => ({ local, intento }))).toEqual([
+        { local: true, intento: 1 },
+        { local: false, intento: 1 },
+      ]);
+    },
+  );
+});
+
+describe('timbrarFactura (kept for the histories of earlier runs)', () => {
+  it.concurrent('stamps a new run through the same local steps and answers esperarTimbrado', async () => {
+    const actividades = { prepararTimbrado: async () => listo, enviarAlPac: async () => timbrada };
+    await flujos.conWorker(actividades, async (cola) => {
+      const { espera, handle } = await iniciarConEspera(
+        flujos.client,
+        inicio(cola, 'timbrarFactura'),
+        esperarTimbrado,
+      );
+      expect(await espera.result()).toBe('timbrada');
+      expect(await eventos(handle, 'activityTaskScheduledEventAttributes')).toHaveLength(0);
+      expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('timbrada');
+      expect(await atributo(handle, ATRIBUTOS.Referencias)).toEqual([...REFERENCIAS, UUID]);
+    });
+  });
+});
