@@ -1,14 +1,14 @@
-import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import type { EntradaIntento, ResultadoIntento } from '../../activities/entregas';
 import { PROGRAMA_ENTREGA_S } from '../../dominio/webhook';
-import { ATRIBUTOS, atributosEntrega } from '../../workflows/atributos';
-import type { entregarEvento } from '../../workflows/entrega';
+import { ATRIBUTOS } from '../../workflows/atributos';
 import { reintentarAhora } from '../../workflows/pasos';
-import { atributo, aviso, eventos, hasta, prepararFlujos } from './soporte';
+import { atributo, aviso, eventos, hasta, iniciarEntrega, prepararFlujos } from './soporte';
 
 const flujos = prepararFlujos();
+const iniciar = (taskQueue: string, programaS?: number[]) =>
+  iniciarEntrega(flujos.client, taskQueue, programaS);
 
 interface Intento extends EntradaIntento {
   local: boolean;
@@ -29,20 +29,6 @@ function receptor(respuestas: ResultadoIntento[]) {
       },
     },
   };
-}
-
-/** As the dispatcher starts it (temporal/despachador.ts): a business-key id and the delivery's attributes. */
-function iniciar(taskQueue: string, programaS?: number[]) {
-  const entregaId = `ent_${randomUUID()}`;
-  return flujos.client.workflow.start<typeof entregarEvento>('entregarEvento', {
-    workflowId: `entrega:evt_1:${entregaId}`,
-    taskQueue,
-    args: [{ entregaId, cuentaId: 'cta_1', modo: 'test', programaS }],
-    typedSearchAttributes: atributosEntrega(
-      { cuentaId: 'cta_1', modo: 'test' },
-      { eventoId: 'evt_1', webhookId: 'wh_1', tipo: 'factura.timbrada', datos: { id: 'fac_1' } },
-    ),
-  });
 }
 
 describe('entregarEvento', () => {

@@ -1,13 +1,10 @@
 import { execFile } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { promisify } from 'node:util';
 import { temporal } from '@temporalio/proto';
 import type { ResultadoIntento } from '../../activities/entregas';
 import { rutaTemporalCli } from '../../scripts/temporal/servidor-dev';
-import { atributosEntrega } from '../../workflows/atributos';
-import type { entregarEvento } from '../../workflows/entrega';
 import { contar, grabarSiSePide, leerHistoria, programadas, repetirHistoria } from '../support/historias';
-import { hasta, prepararFlujos } from './soporte';
+import { hasta, iniciarEntrega, prepararFlujos } from './soporte';
 
 // A delivery waits up to a day between attempts: every released version of `entregarEvento` must replay with
 // the current code. entrega-v1.json was recorded through the whole stack by the first version; entrega-v1-senal.json
@@ -17,25 +14,13 @@ import { hasta, prepararFlujos } from './soporte';
 const { EventType } = temporal.api.enums.v1;
 const ejecutar = promisify(execFile);
 const flujos = prepararFlujos();
+const iniciar = (taskQueue: string, programaS?: number[]) =>
+  iniciarEntrega(flujos.client, taskQueue, programaS);
 
 /** A receiver that answers each attempt from `respuestas` (the last one repeats). */
 function receptor(respuestas: ResultadoIntento[]) {
   let n = 0;
   return { intentarEntrega: async () => respuestas[Math.min(++n, respuestas.length) - 1]! };
-}
-
-/** As the dispatcher starts it (temporal/despachador.ts). */
-function iniciar(taskQueue: string, programaS: number[]) {
-  const entregaId = `ent_${randomUUID()}`;
-  return flujos.client.workflow.start<typeof entregarEvento>('entregarEvento', {
-    workflowId: `entrega:evt_1:${entregaId}`,
-    taskQueue,
-    args: [{ entregaId, cuentaId: 'cta_1', modo: 'test', programaS }],
-    typedSearchAttributes: atributosEntrega(
-      { cuentaId: 'cta_1', modo: 'test' },
-      { eventoId: 'evt_1', webhookId: 'wh_1', tipo: 'factura.timbrada', datos: { id: 'fac_1' } },
-    ),
-  });
 }
 
 describe('historias de la entrega de webhooks', () => {

@@ -12,7 +12,8 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Actividades } from '../../activities';
 import type { InicioProceso } from '../../temporal/espera';
-import type { ATRIBUTOS } from '../../workflows/atributos';
+import { atributosEntrega, type ATRIBUTOS } from '../../workflows/atributos';
+import type { entregarEvento } from '../../workflows/entrega';
 import { colaPdf } from '../../workflows/pdf';
 
 export type ActividadesFalsas = Partial<Actividades>;
@@ -99,6 +100,20 @@ export function prepararFlujos(): Flujos {
 }
 
 /** The start options of `i` (built by the project's own temporal/ starters), as the API's starts use them. */
+/** A delivery as the dispatcher starts it (temporal/despachador.ts): a business-key id and its attributes. */
+export function iniciarEntrega(client: Client, taskQueue: string, programaS?: number[]) {
+  const entregaId = `ent_${randomUUID()}`;
+  return client.workflow.start<typeof entregarEvento>('entregarEvento', {
+    workflowId: `entrega:evt_1:${entregaId}`,
+    taskQueue,
+    args: [{ entregaId, cuentaId: 'cta_1', modo: 'test', programaS }],
+    typedSearchAttributes: atributosEntrega(
+      { cuentaId: 'cta_1', modo: 'test' },
+      { eventoId: 'evt_1', webhookId: 'wh_1', tipo: 'factura.timbrada', datos: { id: 'fac_1' } },
+    ),
+  });
+}
+
 export const opcionesInicio = (i: InicioProceso) => ({
   workflowId: i.workflowId,
   taskQueue: i.taskQueue,
