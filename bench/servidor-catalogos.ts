@@ -20,6 +20,8 @@ async function main() {
   const db = crearKnex(config.databaseUrl);
   const inicio = performance.now();
   const catalogos = await CatalogosEnMemoria.cargar(db);
+  // As api/main.ts: the indexes are built at start, not by the first search.
+  catalogos.preparar();
   const cargaMs = performance.now() - inicio;
   await db.destroy();
 
