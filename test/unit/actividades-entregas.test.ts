@@ -314,6 +314,9 @@ describe('despacho de eventos (outbox)', () => {
     const id = await registrarEvento();
     const creado = (await x.m.eventos.paraDespacho(id))!.creado_en;
     x.reloj.ahora = new Date(creado.getTime() + 1);
+    // creado_en comes from the database's clock (the fakes': the wall clock, in milliseconds, as NOW(3)): a webhook
+    // created within the event's millisecond would count as existing then.
+    while (Date.now() <= creado.getTime()) await new Promise((r) => setTimeout(r, 1));
     await x.s.webhooks.crear(x.a, {
       url: 'https://tarde.ejemplo.mx/',
       eventos_suscritos: ['factura.timbrada'],
