@@ -1,8 +1,9 @@
+import type { Esquema } from '../contrato';
 import type { FilaCertificado } from '../db/repositorios/certificados';
 import { iso } from './fechas';
 
 /** Metadata only: the key and its password never leave the vault through the API. */
-export function dtoCertificado(f: FilaCertificado) {
+export function dtoCertificado(f: FilaCertificado): Esquema<'Certificado'> {
   return {
     id: f.id,
     objeto: 'certificado' as const,

@@ -1,3 +1,4 @@
+import type { Esquema } from '../contrato';
 import type { FilaEvento } from '../db/repositorios/eventos';
 import { LLAVE_SISTEMA } from '../dominio/alcance';
 import { iso } from './fechas';
@@ -13,17 +14,17 @@ function actor(f: FilaEvento) {
   return llave ? { tipo: 'llave' as const, id: llave } : { tipo: 'sistema' as const, id: null };
 }
 
-export function dtoEvento(f: FilaEvento) {
-  return {
+export function dtoEvento(f: FilaEvento): Esquema<'Evento'> {
+  const base: Esquema<'EventoBase'> = {
     id: f.id,
-    objeto: 'evento' as const,
+    objeto: 'evento',
     modo: f.modo,
-    tipo: f.tipo,
     creado_en: iso(f.creado_en),
     actor: actor(f),
     solicitud: f.solicitud_id === null ? null : { id: f.solicitud_id, llave: f.solicitud_llave_id },
-    datos: f.datos,
   };
+  // `datos` is the snapshot dtoFactura, dtoPago or dtoCertificado made when the event was written, per `tipo`.
+  return { ...base, tipo: f.tipo, datos: f.datos } as Esquema<'Evento'>;
 }
 
 export type Evento = ReturnType<typeof dtoEvento>;

@@ -1,3 +1,5 @@
+import { clave, claveONula, impuestos } from './claves';
+import type { Esquema } from '../contrato';
 import { d, fijo } from '../cfdi/decimal';
 import type { FilaFactura } from '../db/repositorios/facturas';
 import { iso } from './fechas';
@@ -11,7 +13,7 @@ function saldoInsoluto(f: FilaFactura): string | null {
 }
 
 /** The invoice as the API and its events show it: request data, computed amounts, fiscal identity and process states. */
-export function dtoFactura(f: FilaFactura) {
+export function dtoFactura(f: FilaFactura): Esquema<'Factura'> {
   const doc = f.documento;
   const e = doc.entrada;
   const i = doc.importes;
@@ -20,17 +22,21 @@ export function dtoFactura(f: FilaFactura) {
     objeto: 'factura' as const,
     modo: f.modo,
     organizacion: f.organizacion_id,
-    cliente: doc.cliente,
+    cliente: {
+      ...doc.cliente,
+      regimen_fiscal: clave('RegimenFiscal', doc.cliente.regimen_fiscal),
+      uso_cfdi: clave('UsoCfdi', doc.cliente.uso_cfdi),
+    },
     tipo: f.tipo,
     estado: f.estado,
     serie: e.serie ?? null,
     folio: e.folio ?? null,
     fecha: e.fecha,
-    forma_pago: e.forma_pago ?? null,
+    forma_pago: claveONula('FormaPago', e.forma_pago),
     metodo_pago: e.metodo_pago ?? null,
     moneda: e.moneda,
     tipo_cambio: e.tipo_cambio ?? null,
-    exportacion: e.exportacion,
+    exportacion: clave('Exportacion', e.exportacion),
     lugar_expedicion: e.lugar_expedicion,
     condiciones_pago: e.condiciones_pago ?? null,
     conceptos: i.conceptos.map((c, k) => ({
@@ -44,16 +50,19 @@ export function dtoFactura(f: FilaFactura) {
       valor_unitario: c.valor_unitario,
       importe: c.importe,
       descuento: c.descuento ?? null,
-      objeto_imp: c.objeto_imp,
-      impuestos: { traslados: c.traslados, retenciones: c.retenciones },
+      objeto_imp: clave('ObjetoImp', c.objeto_imp),
+      impuestos: { traslados: impuestos(c.traslados), retenciones: impuestos(c.retenciones) },
     })),
     impuestos: {
       total_impuestos_trasladados: i.total_impuestos_trasladados ?? null,
       total_impuestos_retenidos: i.total_impuestos_retenidos ?? null,
-      traslados: i.traslados,
-      retenciones: i.retenciones,
+      traslados: impuestos(i.traslados),
+      retenciones: impuestos(i.retenciones),
     },
-    relaciones: e.relaciones ?? [],
+    relaciones: (e.relaciones ?? []).map((r) => ({
+      ...r,
+      tipo_relacion: clave('TipoRelacion', r.tipo_relacion),
+    })),
     subtotal: i.subtotal,
     descuento: i.descuento ?? null,
     total: i.total,
@@ -66,7 +75,14 @@ export function dtoFactura(f: FilaFactura) {
       intentos: f.timbrado_intentos,
       ultimo_error: f.timbrado_error,
     },
-    cancelacion: f.cancelacion,
+    cancelacion: f.cancelacion && {
+      estado: f.cancelacion.estado,
+      motivo: clave('MotivoCancelacion', f.cancelacion.motivo),
+      uuid_sustitucion: f.cancelacion.uuid_sustitucion,
+      solicitada_en: f.cancelacion.solicitada_en,
+      actualizada_en: f.cancelacion.actualizada_en,
+      error: f.cancelacion.error ?? null,
+    },
     saldo_insoluto: saldoInsoluto(f),
     num_parcialidades: f.parcialidades.length,
     parcialidades: f.parcialidades.map((p) => ({

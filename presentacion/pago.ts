@@ -1,3 +1,5 @@
+import { clave } from './claves';
+import type { Esquema } from '../contrato';
 import { d, fijo } from '../cfdi/decimal';
 import type { FilaPago } from '../db/repositorios/pagos';
 import { iso } from './fechas';
@@ -7,7 +9,7 @@ import { saldosParcialidad } from './importes';
  * The payment as the API and the `pago.creado` event show it. `estado` is the payment CFDI's once the ledger
  * holds the payment; before that, `registrando` or `rechazado` (with `error`).
  */
-export function dtoPago(f: FilaPago) {
+export function dtoPago(f: FilaPago): Esquema<'Pago'> {
   const s = f.solicitud;
   // The ledger's figures once it took the payment (also after a PAC rejection gave them back).
   const enLibro = f.parcialidades.length > 0;
@@ -20,7 +22,7 @@ export function dtoPago(f: FilaPago) {
     estado: f.estado === 'registrado' ? f.factura_pago_estado! : f.estado,
     uuid: f.factura_pago_uuid,
     fecha_pago: s.fecha_pago,
-    forma_pago: s.forma_pago,
+    forma_pago: clave('FormaPago', s.forma_pago),
     moneda: s.moneda,
     tipo_cambio: s.tipo_cambio,
     monto: fijo(d(s.monto), s.decimales_moneda),
@@ -32,7 +34,7 @@ export function dtoPago(f: FilaPago) {
           equivalencia: p.equivalencia,
           num_parcialidad: p.num_parcialidad,
           ...saldosParcialidad(p, p.decimales),
-          objeto_imp: p.objeto_imp,
+          objeto_imp: clave('ObjetoImp', p.objeto_imp),
           vigente: p.vigente,
         }))
       : // Not in the ledger: what was asked, without the figures only the ledger can give.

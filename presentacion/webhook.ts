@@ -1,9 +1,11 @@
+import { clave } from './claves';
+import type { Esquema } from '../contrato';
 import type { FilaEntrega } from '../db/repositorios/entregas';
 import type { FilaWebhook } from '../db/repositorios/webhooks';
 import { iso, isoONulo } from './fechas';
 
 /** A webhook as every answer shows it: never a secret (creation and rotation add theirs once). */
-export function dtoWebhook(f: FilaWebhook, ahora = new Date()) {
+export function dtoWebhook(f: FilaWebhook, ahora = new Date()): Esquema<'Webhook'> {
   const solape =
     f.secreto_anterior_hasta && f.secreto_anterior_hasta > ahora ? f.secreto_anterior_hasta : null;
   return {
@@ -11,7 +13,7 @@ export function dtoWebhook(f: FilaWebhook, ahora = new Date()) {
     objeto: 'webhook' as const,
     modo: f.modo,
     url: f.url,
-    eventos_suscritos: f.eventos_suscritos,
+    eventos_suscritos: f.eventos_suscritos.map((t) => clave('TipoEvento', t)),
     activo: f.activo,
     secreto_anterior_vence_en: isoONulo(solape),
     creado_en: iso(f.creado_en),
@@ -19,13 +21,13 @@ export function dtoWebhook(f: FilaWebhook, ahora = new Date()) {
   };
 }
 
-export function dtoEntrega(f: FilaEntrega) {
+export function dtoEntrega(f: FilaEntrega): Esquema<'Entrega'> {
   return {
     id: f.id,
     objeto: 'entrega' as const,
     modo: f.modo,
     evento: f.evento_id,
-    tipo_evento: f.tipo_evento,
+    tipo_evento: clave('TipoEvento', f.tipo_evento),
     webhook: f.webhook_id,
     origen: f.numero === 0 ? ('evento' as const) : ('reenvio' as const),
     estado: f.estado,

@@ -1,3 +1,5 @@
+import type { Esquema } from '../contrato';
+import { clave } from '../presentacion/claves';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio, RegistroDuplicado } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
@@ -23,7 +25,7 @@ export function crearServicioClientes(deps: {
   const ahora = deps.ahora ?? (() => new Date());
   const repo = deps.clientes;
 
-  function dto(f: FilaCliente) {
+  function dto(f: FilaCliente): Esquema<'Cliente'> {
     const { advertencias } = validarCliente(f, deps.catalogos);
     return {
       id: f.id,
@@ -32,11 +34,12 @@ export function crearServicioClientes(deps: {
       organizacion: f.organizacion_id,
       rfc: f.rfc,
       nombre: f.nombre,
-      regimen_fiscal: f.regimen_fiscal,
+      regimen_fiscal: clave('RegimenFiscal', f.regimen_fiscal),
       domicilio_fiscal: f.domicilio_fiscal,
-      uso_cfdi: f.uso_cfdi,
+      uso_cfdi: clave('UsoCfdi', f.uso_cfdi),
       correo: f.correo,
-      persona: personaDeRfc(f.rfc),
+      // Stored RFCs passed validarRfc, so they always name a persona type.
+      persona: personaDeRfc(f.rfc)!,
       // Stored as the spec asks (the PAC rejects it when stamping), but flagged now.
       advertencias: advertencias.map(({ codigo, mensaje }) => ({ codigo, mensaje })),
       creado_en: iso(f.creado_en),

@@ -1,3 +1,4 @@
+import type { Esquema } from '../contrato';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { CambiosCuenta, FilaCuenta, RepositorioCuentas } from '../db/repositorios/cuentas';
@@ -37,7 +38,7 @@ export function crearServicioCuenta(deps: { cuentas: RepositorioCuentas; ahora?:
     return faltantes(c).length === 0 && (await deps.cuentas.tieneCsdParaLive(c.id, ahora()));
   }
 
-  async function dto(c: FilaCuenta) {
+  async function dto(c: FilaCuenta): Promise<Esquema<'Cuenta'>> {
     const f = faltantes(c);
     return {
       id: c.id,

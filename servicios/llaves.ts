@@ -1,3 +1,4 @@
+import type { Esquema } from '../contrato';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Modo } from '../dominio/alcance';
@@ -8,7 +9,7 @@ import type { FilaLlave, RepositorioLlaves } from '../db/repositorios/llaves';
 import type { ServicioCuenta } from './cuenta';
 import { iso, isoONulo } from '../presentacion/fechas';
 
-function dto(f: FilaLlave) {
+function dto(f: FilaLlave): Esquema<'LlaveApi'> {
   return {
     id: f.id,
     objeto: 'llave_api' as const,

@@ -1,3 +1,5 @@
+import type { Esquema } from '../contrato';
+import { clave } from '../presentacion/claves';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio, RegistroDuplicado } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
@@ -14,17 +16,18 @@ import { iso } from '../presentacion/fechas';
 
 export const COLOR_ACENTO_POR_DEFECTO = '#1F4E79';
 
-export function dtoOrganizacion(f: FilaOrganizacion) {
+export function dtoOrganizacion(f: FilaOrganizacion): Esquema<'Organizacion'> {
   return {
     id: f.id,
     objeto: 'organizacion' as const,
     modo: f.modo,
     rfc: f.rfc,
     nombre: f.nombre,
-    regimen_fiscal: f.regimen_fiscal,
+    regimen_fiscal: clave('RegimenFiscal', f.regimen_fiscal),
     codigo_postal: f.codigo_postal,
     color_acento: f.color_acento,
-    persona: personaDeRfc(f.rfc),
+    // Stored RFCs passed validarRfc, so they always name a persona type.
+    persona: personaDeRfc(f.rfc)!,
     certificado_activo: f.cert_id
       ? { id: f.cert_id, no_certificado: f.cert_no_certificado!, valido_hasta: iso(f.cert_valido_hasta!) }
       : null,

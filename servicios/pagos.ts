@@ -1,3 +1,4 @@
+import type { Esquema } from '../contrato';
 import { d, decimalesDe } from '../cfdi/decimal';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
@@ -20,16 +21,8 @@ export interface RegistradorPagos {
   registrar(a: Alcance, pago: { id: string; organizacionId: string; facturas: string[] }): Promise<void>;
 }
 
-export interface PagoNuevo {
-  organizacion: string;
-  fecha_pago: string;
-  forma_pago: string;
-  moneda?: string;
-  tipo_cambio?: string;
-  monto: string;
-  facturas_pagadas: { factura: string; imp_pagado: string; equivalencia?: string }[];
-  serie?: string;
-}
+/** The request body, as the contract declares it. */
+export type PagoNuevo = Esquema<'PagoNuevo'>;
 
 /** `pendiente` while the payment is still being registered or its CFDI stamped after the bounded wait. */
 export interface ResultadoPago {

@@ -1,3 +1,5 @@
+import type { Esquema } from '../contrato';
+import { clave, impuestos } from '../presentacion/claves';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
@@ -32,7 +34,7 @@ function normalizarImpuestos(i: EntradaImpuestos | undefined): Impuestos {
   return { traslados: (i?.traslados ?? []).map(item), retenciones: (i?.retenciones ?? []).map(item) };
 }
 
-function dto(f: FilaProducto) {
+function dto(f: FilaProducto): Esquema<'Producto'> {
   return {
     id: f.id,
     objeto: 'producto' as const,
@@ -44,8 +46,11 @@ function dto(f: FilaProducto) {
     clave_unidad: f.clave_unidad,
     unidad: f.unidad,
     no_identificacion: f.no_identificacion,
-    objeto_imp: f.objeto_imp,
-    impuestos_default: f.impuestos_default,
+    objeto_imp: clave('ObjetoImp', f.objeto_imp),
+    impuestos_default: {
+      traslados: impuestos(f.impuestos_default.traslados),
+      retenciones: impuestos(f.impuestos_default.retenciones),
+    },
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

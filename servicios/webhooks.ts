@@ -1,3 +1,4 @@
+import type { Esquema } from '../contrato';
 import type { EntregaPorIniciar, RepositorioEntregas } from '../db/repositorios/entregas';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { FilaWebhook, RepositorioWebhooks, SecretosWebhook } from '../db/repositorios/webhooks';
@@ -35,10 +36,8 @@ export interface DepsWebhooks {
   ahora?: () => Date;
 }
 
-export interface WebhookNuevo {
-  url: string;
-  eventos_suscritos: string[];
-}
+/** The request body, as the contract declares it. */
+export type WebhookNuevo = Esquema<'WebhookNuevo'>;
 
 export interface CambiosWebhook {
   url?: string;

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { RequestHandler, Response } from 'express';
 import type { RepositorioIdempotencia } from '../../db/repositorios/idempotencia';
 import type { CreacionIdempotente } from '../../servicios/creacion';
+import { aceptada } from '../aceptada';
 import { alcanceDe } from '../alcance';
 import { ApiError } from '../errores';
 
@@ -77,6 +78,8 @@ export function idempotencia(
         );
       } else if (fila.estado === 'completada') {
         res.setHeader('Idempotencia-Repetida', 'true');
+        // A replayed 202 points where the first one did: the body names the resource.
+        if (fila.status === 202) aceptada(res, JSON.parse(fila.cuerpo!) as Parameters<typeof aceptada>[1]);
         res.status(fila.status!).type('application/json').send(fila.cuerpo);
         return;
       } else if (fila.recurso) {

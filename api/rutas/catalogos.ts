@@ -21,14 +21,14 @@ const SIN_PARAMETROS = new Set<string>();
 // Bodies of a few KB: a few thousand distinct searches stay in memory.
 const RESPUESTAS_EN_CACHE = 4_000;
 
-const invalido = (parametro: string, mensaje: string) =>
+const parametroInvalido = (parametro: string, mensaje: string) =>
   new ApiError('solicitud_invalida', 'parametro_invalido', mensaje, parametro);
 
 function leerLimite(valor: string | string[] | undefined): number {
   if (valor === undefined) return LIMITE_DEFECTO;
   const n = typeof valor === 'string' && /^\d{1,3}$/.test(valor) ? Number(valor) : NaN;
   if (!Number.isInteger(n) || n < 1 || n > LIMITE_MAXIMO) {
-    throw invalido('limite', `El parámetro limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`);
+    throw parametroInvalido('limite', `El parámetro limite debe ser un entero entre 1 y ${LIMITE_MAXIMO}.`);
   }
   return n;
 }
@@ -37,14 +37,15 @@ function leerQ(valor: string | string[] | undefined): string | undefined {
   if (valor === undefined) return undefined;
   // A repeated ?q=a&q=b arrives as an array: refused rather than guessing which one was meant.
   if (typeof valor !== 'string' || valor.length < 1 || valor.length > LARGO_MAXIMO_Q) {
-    throw invalido('q', `El parámetro q debe ser un texto de 1 a ${LARGO_MAXIMO_Q} caracteres.`);
+    throw parametroInvalido('q', `El parámetro q debe ser un texto de 1 a ${LARGO_MAXIMO_Q} caracteres.`);
   }
   return valor;
 }
 
 function exigirConocidos(consulta: Record<string, unknown>, permitidos: ReadonlySet<string>) {
   for (const p of Object.keys(consulta)) {
-    if (!permitidos.has(p)) throw invalido(p, `El parámetro de consulta ${p} no existe en esta ruta.`);
+    if (!permitidos.has(p))
+      throw parametroInvalido(p, `El parámetro de consulta ${p} no existe en esta ruta.`);
   }
 }
 
@@ -86,7 +87,7 @@ export function crearRutaCatalogos(catalogos: CatalogosEnMemoria): RutaCatalogos
       return cache.obtener(clave, () => {
         // "%" or "--" would search nothing and answer the first records as if q were absent.
         if (q !== undefined && terminosDeBusqueda(q).length === 0) {
-          throw invalido('q', 'El parámetro q debe contener al menos una letra o un dígito.');
+          throw parametroInvalido('q', 'El parámetro q debe contener al menos una letra o un dígito.');
         }
         return Buffer.from(
           JSON.stringify({ objeto: 'lista', catalogo: nombre, datos: catalogos.buscar(nombre, q, limite) }),

@@ -1,3 +1,5 @@
+import { cuerpo } from '../cuerpo';
+import { aceptada } from '../aceptada';
 import { Router, type Response } from 'express';
 import type { ServicioAuditoria } from '../../servicios/auditoria';
 import type { ServicioEventos } from '../../servicios/eventos';
@@ -8,7 +10,7 @@ import { leerPagina, lista } from '../paginacion';
 
 /** A stamping or cancellation still going on after the bounded wait answers 202; a final one `completa`. */
 const responder = (res: Response, r: ResultadoFactura, completa: 200 | 201) =>
-  res.status(r.pendiente ? 202 : completa).json(r.factura);
+  r.pendiente ? aceptada(res, r.factura).json(r.factura) : res.status(completa).json(r.factura);
 
 export function rutasFacturas(
   facturas: ServicioFacturas,
@@ -17,7 +19,7 @@ export function rutasFacturas(
 ): Router {
   const r = Router();
   r.post('/v1/facturas', async (req, res) => {
-    responder(res, await facturas.crear(alcanceDe(req), req.body, creacionDe(res)), 201);
+    responder(res, await facturas.crear(alcanceDe(req), cuerpo(req, 'crearFactura'), creacionDe(res)), 201);
   });
   r.get('/v1/facturas', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;
@@ -42,7 +44,11 @@ export function rutasFacturas(
     responder(res, await facturas.reintentarTimbrado(alcanceDe(req), req.params.id), 200);
   });
   r.post('/v1/facturas/:id/cancelar', async (req, res) => {
-    responder(res, await facturas.cancelar(alcanceDe(req), req.params.id, req.body), 200);
+    responder(
+      res,
+      await facturas.cancelar(alcanceDe(req), req.params.id, cuerpo(req, 'cancelarFactura')),
+      200,
+    );
   });
   r.get('/v1/facturas/:id/xml', async (req, res) => {
     // Read before the type is set: an error must go out as JSON. Sent as a Buffer so nothing re-encodes it.

@@ -1,3 +1,4 @@
+import { cuerpo } from '../cuerpo';
 import { Router } from 'express';
 import type { ServicioClientes } from '../../servicios/clientes';
 import type { ServicioOrganizaciones } from '../../servicios/organizaciones';
@@ -18,7 +19,7 @@ export function rutasOrganizaciones(s: {
 }): Router {
   const r = Router();
   r.post('/v1/organizaciones', async (req, res) => {
-    res.status(201).json(await s.organizaciones.crear(alcanceDe(req), req.body));
+    res.status(201).json(await s.organizaciones.crear(alcanceDe(req), cuerpo(req, 'crearOrganizacion')));
   });
   r.get('/v1/organizaciones', async (req, res) => {
     res.json(lista(await s.organizaciones.listar(alcanceDe(req), leerPagina(req.query, 'org'))));
@@ -27,7 +28,9 @@ export function rutasOrganizaciones(s: {
     res.json(await s.organizaciones.obtener(alcanceDe(req), req.params.id));
   });
   r.patch('/v1/organizaciones/:id', async (req, res) => {
-    res.json(await s.organizaciones.actualizar(alcanceDe(req), req.params.id, req.body));
+    res.json(
+      await s.organizaciones.actualizar(alcanceDe(req), req.params.id, cuerpo(req, 'actualizarOrganizacion')),
+    );
   });
 
   for (const [ruta, servicio, prefijo] of [

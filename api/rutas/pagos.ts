@@ -1,3 +1,5 @@
+import { cuerpo } from '../cuerpo';
+import { aceptada } from '../aceptada';
 import { Router } from 'express';
 import type { ServicioPagos } from '../../servicios/pagos';
 import { alcanceDe } from '../alcance';
@@ -7,8 +9,9 @@ import { leerPagina, lista } from '../paginacion';
 export function rutasPagos(pagos: ServicioPagos): Router {
   const r = Router();
   r.post('/v1/pagos', async (req, res) => {
-    const { pago, pendiente } = await pagos.crear(alcanceDe(req), req.body, creacionDe(res));
-    res.status(pendiente ? 202 : 201).json(pago);
+    const { pago, pendiente } = await pagos.crear(alcanceDe(req), cuerpo(req, 'crearPago'), creacionDe(res));
+    if (pendiente) aceptada(res, pago).json(pago);
+    else res.status(201).json(pago);
   });
   r.get('/v1/pagos', async (req, res) => {
     const q = req.query as Record<string, string | undefined>;

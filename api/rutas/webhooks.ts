@@ -1,3 +1,5 @@
+import { cuerpo } from '../cuerpo';
+import { aceptada } from '../aceptada';
 import { Router, type RequestHandler } from 'express';
 import type { EstadoEntrega } from '../../dominio/webhook';
 import type { ServicioWebhooks } from '../../servicios/webhooks';
@@ -19,7 +21,7 @@ export function rutasWebhooks(w: ServicioWebhooks): Router {
       res.json(lista(await leer(alcanceDe(req), req.params.id, { estado: estadoDe(req.query) }, pagina), a));
     };
   r.post('/v1/webhooks', async (req, res) => {
-    res.status(201).json(await w.crear(alcanceDe(req), req.body));
+    res.status(201).json(await w.crear(alcanceDe(req), cuerpo(req, 'crearWebhook')));
   });
   r.get('/v1/webhooks', async (req, res) => {
     res.json(lista(await w.listar(alcanceDe(req), leerPagina(req.query, 'wh'))));
@@ -28,7 +30,7 @@ export function rutasWebhooks(w: ServicioWebhooks): Router {
     res.json(await w.obtener(alcanceDe(req), req.params.id));
   });
   r.patch('/v1/webhooks/:id', async (req, res) => {
-    res.json(await w.actualizar(alcanceDe(req), req.params.id, req.body));
+    res.json(await w.actualizar(alcanceDe(req), req.params.id, cuerpo(req, 'actualizarWebhook')));
   });
   r.delete('/v1/webhooks/:id', async (req, res) => {
     res.json(await w.eliminar(alcanceDe(req), req.params.id));
@@ -38,7 +40,8 @@ export function rutasWebhooks(w: ServicioWebhooks): Router {
   });
   r.get('/v1/webhooks/:id/entregas', entregas('webhook', w.entregasDeWebhook));
   r.post('/v1/webhooks/:id/entregas', async (req, res) => {
-    res.status(202).json(await w.reenviar(alcanceDe(req), req.params.id, req.body.evento));
+    const entrega = await w.reenviar(alcanceDe(req), req.params.id, cuerpo(req, 'reenviarEvento').evento);
+    aceptada(res, entrega).json(entrega);
   });
   r.get('/v1/eventos/:id/entregas', entregas('evento', w.entregasDeEvento));
   r.get('/v1/entregas/:id', async (req, res) => {

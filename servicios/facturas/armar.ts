@@ -1,3 +1,4 @@
+import type { Esquema } from '../../contrato';
 import type { Alcance } from '../../dominio/alcance';
 import { ErrorNegocio } from '../../dominio/errores';
 import { construirComprobante } from '../../cfdi/comprobante/construir';
@@ -19,37 +20,10 @@ import { exigirSinViolaciones } from '../violaciones';
 import type { DocumentoFactura } from '../../dominio/factura';
 import { esDeLasPartes, parametroDeSolicitud } from './parametros';
 
-export interface ConceptoNuevo {
-  producto?: string;
-  cantidad: string | number;
-  clave_prod_serv?: string;
-  clave_unidad?: string;
-  unidad?: string;
-  no_identificacion?: string;
-  descripcion?: string;
-  valor_unitario?: string;
-  descuento?: string;
-  objeto_imp?: string;
-  impuestos?: ConceptoEntrada['impuestos'];
-}
+export type ConceptoNuevo = Esquema<'ConceptoNuevo'>;
 
-export interface FacturaNueva {
-  organizacion: string;
-  tipo: 'ingreso' | 'egreso';
-  cliente: string;
-  conceptos: ConceptoNuevo[];
-  forma_pago?: string;
-  metodo_pago?: 'PUE' | 'PPD';
-  moneda?: string;
-  tipo_cambio?: string;
-  lugar_expedicion?: string;
-  exportacion?: string;
-  serie?: string;
-  folio?: string;
-  condiciones_pago?: string;
-  relaciones?: { tipo_relacion: string; uuids: string[] }[];
-  auto_timbrar?: boolean;
-}
+/** The request body, as the contract declares it. */
+export type FacturaNueva = Esquema<'FacturaNueva'>;
 
 const REQUERIDOS_SIN_PRODUCTO = [
   'clave_prod_serv',

@@ -6,7 +6,7 @@ import { rutaOpenApi } from '../../config/rutas';
 
 type Nodo = Record<string, unknown>;
 
-/** OpenAPI 3.0's `nullable` is not JSON Schema: turn it into a null type ajv understands. */
+/** Schema keywords ajv does not know are dropped; local refs point into the whole document. */
 function aJsonSchema(nodo: unknown): unknown {
   if (Array.isArray(nodo)) return nodo.map(aJsonSchema);
   if (!nodo || typeof nodo !== 'object') return nodo;
@@ -16,20 +16,11 @@ function aJsonSchema(nodo: unknown): unknown {
     // Local refs point into the whole document, registered under the id "openapi".
     fuera[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/') ? `openapi${v}` : aJsonSchema(v);
   }
-  if (fuera.nullable === true) {
-    delete fuera.nullable;
-    if (typeof fuera.type === 'string') fuera.type = [fuera.type, 'null'];
-    if (Array.isArray(fuera.enum)) fuera.enum = [...fuera.enum, null];
-    if (fuera.$ref || fuera.allOf || fuera.oneOf || fuera.anyOf) {
-      const { description: _d, ...resto } = fuera;
-      return { anyOf: [resto, { type: 'null' }] };
-    }
-  }
   return fuera;
 }
 
 const documento = parse(readFileSync(rutaOpenApi(), 'utf8')) as {
-  paths: Record<string, Record<string, { responses?: Record<string, Nodo> }>>;
+  paths: Record<string, Record<string, { responses?: Record<string, Nodo>; 'x-codigos-error'?: string }>>;
   components?: Nodo;
 };
 const ajv = new Ajv({ strict: false, allErrors: true, validateSchema: false });
@@ -82,4 +73,18 @@ export function validarRespuesta(metodo: string, ruta: string, status: number, c
       `La respuesta ${status} de ${metodo} ${camino} no cumple openapi.yaml:\n${JSON.stringify(v.errors, null, 2)}\n${JSON.stringify(cuerpo, null, 2).slice(0, 2000)}`,
     );
   }
+  const codigo = (cuerpo as { error?: { codigo?: unknown } } | null)?.error?.codigo;
+  const codigos = documento.paths[candidata.plantilla]![metodo.toLowerCase()]!['x-codigos-error'];
+  if (status >= 400 && codigos && !codigosDe(codigos)(codigo)) {
+    throw new Error(
+      `${metodo} ${camino} respondió ${status} ${String(codigo)}, fuera de ${codigos.split('/').pop()}`,
+    );
+  }
+}
+
+/** The operation's own error codes (`x-codigos-error`): an undeclared code is contract drift. */
+function codigosDe(ref: string): ValidateFunction {
+  let v = cache.get(ref);
+  if (!v) cache.set(ref, (v = ajv.compile({ $ref: `openapi${ref}` })));
+  return v;
 }

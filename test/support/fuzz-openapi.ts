@@ -321,6 +321,9 @@ function cadenaDeEsquema(s: Nodo): fc.Arbitrary<string | Buffer> {
 export function arbitrarioDeEsquema(esquema: Nodo | undefined, campo?: string): fc.Arbitrary<unknown> {
   let s = resolver(esquema);
   if (s.allOf) s = fusionar(s.allOf as Nodo[]);
+  // OpenAPI 3.1: a nullable field is a type list with 'null'.
+  const nulo = Array.isArray(s.type) && s.type.includes('null');
+  if (Array.isArray(s.type)) s = { ...s, type: s.type.find((t) => t !== 'null') };
   let base: fc.Arbitrary<unknown>;
   if (s.anyOf || s.oneOf) {
     base = fc.oneof(...((s.anyOf ?? s.oneOf) as Nodo[]).map((x) => arbitrarioDeEsquema(x, campo)));
@@ -368,7 +371,7 @@ export function arbitrarioDeEsquema(esquema: Nodo | undefined, campo?: string): 
       }
     }
   }
-  if (s.nullable) base = fc.option(base, { nil: null, freq: 8 });
+  if (nulo) base = fc.option(base, { nil: null, freq: 8 });
   const sugerida = campo ? PISTAS[campo] : undefined;
   return sugerida && s.type !== 'array' && s.type !== 'object'
     ? fc.oneof({ weight: 3, arbitrary: sugerida() }, { weight: 1, arbitrary: base })

@@ -1,3 +1,4 @@
+import type { WebhookNuevo } from '../../servicios/webhooks';
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { crearLogger } from '../../log/logger';
 import { crearDespachadorTemporal, idEntrega } from '../../temporal/despachador';
@@ -43,7 +44,7 @@ async function evento(datos: object = { id: 'fac_1', organizacion: 'org_1' }) {
   return id;
 }
 
-const webhook = (a = x.a, eventos_suscritos = ['factura.timbrada']) =>
+const webhook = (a = x.a, eventos_suscritos: WebhookNuevo['eventos_suscritos'] = ['factura.timbrada']) =>
   x.s.webhooks.crear(a, { url: 'https://hooks.ejemplo.mx/cfdi', eventos_suscritos });
 
 beforeEach(async () => {

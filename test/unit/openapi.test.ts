@@ -363,8 +363,8 @@ const nombreOp = (o: { metodo: string; ruta: string }) => `${o.metodo.toUpperCas
 // ---------------------------------------------------------------------------------------------------------
 
 describe('openapi.yaml: documento', () => {
-  it('es OpenAPI 3.0.3 y toda referencia $ref resuelve', () => {
-    expect(doc.openapi).toBe('3.0.3');
+  it('es OpenAPI 3.1 y toda referencia $ref resuelve', () => {
+    expect(doc.openapi).toBe('3.1.0');
     const colgantes: string[] = [];
     let total = 0;
     recorrer(doc, '#', (n, ruta) => {

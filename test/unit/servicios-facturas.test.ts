@@ -1,5 +1,5 @@
 import type { Modo } from '../../dominio/alcance';
-import type { FacturaNueva } from '../../servicios/facturas/armar';
+import type { ConceptoNuevo, FacturaNueva } from '../../servicios/facturas/armar';
 import { CLIENTE } from '../support/cuentas';
 import { alcance } from '../support/memoria';
 import {
@@ -26,7 +26,7 @@ const CONCEPTO_LIBRE = {
   descripcion: 'Pantalla',
   valor_unitario: '100.00',
   objeto_imp: '01',
-};
+} satisfies ConceptoNuevo;
 
 /** A second organization of the same account and mode. */
 const otraOrganizacion = () =>

@@ -49,14 +49,16 @@ beforeEach(async () => {
 });
 
 const ppd = () => x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
-const pago = (factura: string, o: Partial<PagoNuevo> = {}): PagoNuevo => ({
-  organizacion: x.ids.org,
-  fecha_pago: x.reloj.ahora.toISOString(),
-  forma_pago: '03',
-  monto: '10.00',
-  facturas_pagadas: [{ factura, imp_pagado: '10.00' }],
-  ...o,
-});
+// Invalid values are sent on purpose: a body reaches the service as whatever JSON arrived.
+const pago = (factura: string, o: Partial<Record<keyof PagoNuevo, unknown>> = {}): PagoNuevo =>
+  ({
+    organizacion: x.ids.org,
+    fecha_pago: x.reloj.ahora.toISOString(),
+    forma_pago: '03',
+    monto: '10.00',
+    facturas_pagadas: [{ factura, imp_pagado: '10.00' }],
+    ...o,
+  }) as PagoNuevo;
 
 describe('servicio de pagos', () => {
   it('registrado y timbrado: no pendiente, con sus parcialidades', async () => {

@@ -1,3 +1,4 @@
+import type { WebhookNuevo } from '../../servicios/webhooks';
 import { aApiError } from '../../api/middleware/manejador-errores';
 import type { TipoEvento } from '../../db/repositorios/eventos';
 import type { Alcance } from '../../dominio/alcance';
@@ -20,7 +21,10 @@ beforeEach(() => {
   s = crearServiciosEnMemoria();
 });
 
-const nuevo = (url = 'https://hooks.ejemplo.mx/cfdi', eventos_suscritos = ['factura.timbrada']) => ({
+const nuevo = (
+  url = 'https://hooks.ejemplo.mx/cfdi',
+  eventos_suscritos: WebhookNuevo['eventos_suscritos'] = ['factura.timbrada'],
+) => ({
   url,
   eventos_suscritos,
 });
