@@ -16,7 +16,7 @@ export interface Respuesta {
   estado?: number;
   json?: unknown;
   cuerpo?: Buffer | string;
-  encabezados?: Record<string, string>;
+  encabezados?: Record<string, string | undefined>;
   cortar?: boolean;
 }
 
@@ -44,7 +44,7 @@ export async function servidorFalso(manejar: Manejador) {
         res.writeHead(a.estado ?? 200, {
           'content-type': a.json !== undefined ? 'application/json' : 'application/octet-stream',
           'x-request-id': `req_${recibidas.length}`,
-          ...a.encabezados,
+          ...Object.fromEntries(Object.entries(a.encabezados ?? {}).filter(([, v]) => v !== undefined)),
         });
         res.end(cuerpo);
       });
