@@ -1,0 +1,113 @@
+import { Paginador } from '../paginacion';
+import type {
+  Certificado,
+  CertificadoCambios,
+  CertificadoNuevo,
+  Cliente,
+  ClienteCambios,
+  ClienteNuevo,
+  Eliminado,
+  FiltrosLista,
+  Organizacion,
+  OrganizacionCambios,
+  OrganizacionNueva,
+  Producto,
+  ProductoCambios,
+  ProductoNuevo,
+  Archivo,
+} from '../tipos';
+import type { OpcionesSolicitud } from '../transporte';
+import { Grupo, seg } from './comun';
+
+export class Clientes extends Grupo {
+  crear(datos: ClienteNuevo, opciones?: OpcionesSolicitud): Promise<Cliente> {
+    return this.crearJson('/v1/clientes', datos, opciones);
+  }
+  obtener(id: string, opciones?: OpcionesSolicitud): Promise<Cliente> {
+    return this.obtenerJson(`/v1/clientes/${seg(id)}`, opciones);
+  }
+  listar(filtros: FiltrosLista<'listarClientes'> = {}, opciones?: OpcionesSolicitud): Paginador<Cliente> {
+    return new Paginador(this.t, '/v1/clientes', filtros, opciones);
+  }
+  actualizar(id: string, cambios: ClienteCambios, opciones?: OpcionesSolicitud): Promise<Cliente> {
+    return this.cambiarJson(`/v1/clientes/${seg(id)}`, cambios, opciones);
+  }
+  eliminar(id: string, opciones?: OpcionesSolicitud): Promise<Eliminado> {
+    return this.eliminarJson(`/v1/clientes/${seg(id)}`, opciones);
+  }
+}
+
+export class Productos extends Grupo {
+  crear(datos: ProductoNuevo, opciones?: OpcionesSolicitud): Promise<Producto> {
+    return this.crearJson('/v1/productos', datos, opciones);
+  }
+  obtener(id: string, opciones?: OpcionesSolicitud): Promise<Producto> {
+    return this.obtenerJson(`/v1/productos/${seg(id)}`, opciones);
+  }
+  listar(filtros: FiltrosLista<'listarProductos'> = {}, opciones?: OpcionesSolicitud): Paginador<Producto> {
+    return new Paginador(this.t, '/v1/productos', filtros, opciones);
+  }
+  actualizar(id: string, cambios: ProductoCambios, opciones?: OpcionesSolicitud): Promise<Producto> {
+    return this.cambiarJson(`/v1/productos/${seg(id)}`, cambios, opciones);
+  }
+  eliminar(id: string, opciones?: OpcionesSolicitud): Promise<Eliminado> {
+    return this.eliminarJson(`/v1/productos/${seg(id)}`, opciones);
+  }
+}
+
+export class Organizaciones extends Grupo {
+  crear(datos: OrganizacionNueva, opciones?: OpcionesSolicitud): Promise<Organizacion> {
+    return this.crearJson('/v1/organizaciones', datos, opciones);
+  }
+  /** By id (`org_…`) or RFC. */
+  obtener(idORfc: string, opciones?: OpcionesSolicitud): Promise<Organizacion> {
+    return this.obtenerJson(`/v1/organizaciones/${seg(idORfc)}`, opciones);
+  }
+  listar(
+    filtros: FiltrosLista<'listarOrganizaciones'> = {},
+    opciones?: OpcionesSolicitud,
+  ): Paginador<Organizacion> {
+    return new Paginador(this.t, '/v1/organizaciones', filtros, opciones);
+  }
+  actualizar(
+    idORfc: string,
+    cambios: OrganizacionCambios,
+    opciones?: OpcionesSolicitud,
+  ): Promise<Organizacion> {
+    return this.cambiarJson(`/v1/organizaciones/${seg(idORfc)}`, cambios, opciones);
+  }
+}
+
+const blob = (a: Archivo, tipo: string): Blob =>
+  a instanceof Blob ? a : new Blob([a instanceof ArrayBuffer ? a : new Uint8Array(a)], { type: tipo });
+
+export class Certificados extends Grupo {
+  /**
+   * Uploads a CSD as `multipart/form-data`: the `.cer` in part `cer`, the `.key` in part `llave`, and the
+   * fields `organizacion` (id or RFC) and `contrasena`. The new certificate becomes the active one.
+   */
+  subir(datos: CertificadoNuevo, opciones?: OpcionesSolicitud): Promise<Certificado> {
+    const formulario = () => {
+      const f = new FormData();
+      f.set('organizacion', datos.organizacion);
+      f.set('contrasena', datos.contrasena);
+      f.set('cer', blob(datos.cer, 'application/pkix-cert'), 'certificado.cer');
+      f.set('llave', blob(datos.llave, 'application/pkcs8'), 'llave.key');
+      return f;
+    };
+    return this.t.json({ metodo: 'POST', ruta: '/v1/certificados', formulario, opciones });
+  }
+  obtener(id: string, opciones?: OpcionesSolicitud): Promise<Certificado> {
+    return this.obtenerJson(`/v1/certificados/${seg(id)}`, opciones);
+  }
+  listar(
+    filtros: FiltrosLista<'listarCertificados'> = {},
+    opciones?: OpcionesSolicitud,
+  ): Paginador<Certificado> {
+    return new Paginador(this.t, '/v1/certificados', filtros, opciones);
+  }
+  /** Activates or deactivates a certificate (`{ activo }`). */
+  actualizar(id: string, cambios: CertificadoCambios, opciones?: OpcionesSolicitud): Promise<Certificado> {
+    return this.cambiarJson(`/v1/certificados/${seg(id)}`, cambios, opciones);
+  }
+}
