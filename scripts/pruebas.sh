@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs test tiers, each timed, and ends with one table and one summary line.
 #   scripts/pruebas.sh [--fondo "estatico unit"] repositorios flujos e2e
-# estatico: ESLint, Prettier and the type check. The others are jest projects (jest.config.js); e2e is the
+# estatico: ESLint, Prettier, the type check and the contract's generated types. The others are jest projects (jest.config.js); e2e is the
 # `integration` project. The tiers named after the options run one after another. Those of --fondo run meanwhile,
 # one after another too, at the lowest CPU priority: the end-to-end tier waits (timeouts, restarts, the PAC's
 # faults) about a quarter of its time, and they take that idle CPU without slowing it. A tier's failure does not
@@ -47,11 +47,15 @@ estatico() {
   npx tsc -p tsconfig.json --noEmit --incremental --tsBuildInfoFile "$cache/tsc.tsbuildinfo" \
     >"$resultados/tsc.txt" 2>&1 &
   local tsc=$!
+  # The generated contract types (server and SDK) must be what openapi.yaml gives today.
+  bash scripts/generar-tipos.sh --check >"$resultados/tipos.txt" 2>&1 &
+  local tipos=$!
   local rc=0
   wait $eslint || rc=1
   wait $prettier || rc=1
   wait $tsc || rc=1
-  cat "$resultados/eslint.txt" "$resultados/prettier.txt" "$resultados/tsc.txt"
+  wait $tipos || rc=1
+  cat "$resultados/eslint.txt" "$resultados/prettier.txt" "$resultados/tsc.txt" "$resultados/tipos.txt"
   return $rc
 }
 

@@ -1,19 +1,13 @@
 import type { components, operations } from './openapi';
-import type { PropiedadesConValorPorOmision } from './opcionales';
 
 /** The contract's schemas, by name: regenerating src/openapi.ts updates every type below. */
 export type Esquemas = components['schemas'];
 
-/** Makes `K` optional in `T` (only the keys `T` really has, so a property dropped from the contract is harmless). */
-type Opcionales<T, K extends PropertyKey> = Omit<T, K & keyof T> & Partial<Pick<T, K & keyof T>>;
-
 /**
- * A request body schema as callers write it: properties with a `default` in the contract may be left out
- * (openapi-typescript marks them required, which only holds for answers).
+ * A request body schema as callers write it. The contract declares no `default` in request schemas (it states
+ * them in each description), so the generated types already leave those properties optional.
  */
-export type Entrada<N extends keyof Esquemas> = N extends keyof PropiedadesConValorPorOmision
-  ? Opcionales<Esquemas[N], PropiedadesConValorPorOmision[N]>
-  : Esquemas[N];
+export type Entrada<N extends keyof Esquemas> = Esquemas[N];
 
 // Resources (answers).
 export type Factura = Esquemas['Factura'];

@@ -1,3 +1,4 @@
+import type { Esquema } from '../../contrato';
 import type { Knex } from 'knex';
 import { nuevoId } from '../../db/ids';
 import { crearCuentaConLlave } from '../../db/repositorios/cuentas';
@@ -42,7 +43,7 @@ export const ORGANIZACION = {
   nombre: 'ESCUELA KEMPER URGATE',
   regimen_fiscal: '601',
   codigo_postal: '42501',
-};
+} satisfies Esquema<'OrganizacionNueva'>;
 
 export const CLIENTE = {
   rfc: 'MASO451221PM4',
@@ -50,7 +51,7 @@ export const CLIENTE = {
   regimen_fiscal: '612',
   domicilio_fiscal: '80290',
   uso_cfdi: 'G03',
-};
+} satisfies Omit<Esquema<'ClienteNuevo'>, 'organizacion'>;
 
 export const PRODUCTO = {
   descripcion: 'Servicio de consultoría',

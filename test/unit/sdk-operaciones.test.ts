@@ -6,7 +6,8 @@ import { sdkDePrueba, servidorFalso } from '../support/sdk-servidor';
 
 /** Operator and probe routes: not for integrators, so not in the SDK. */
 const FUERA = /^\/(salud|metricas)/;
-type Fuera = 'obtenerSalud' | 'obtenerSaludDetalle' | 'obtenerVivo' | 'obtenerMetricas';
+/** Operator routes, and the webhooks section's operations (integrators receive those, the SDK verifies them). */
+type Fuera = 'obtenerSalud' | 'obtenerSaludDetalle' | 'obtenerVivo' | 'obtenerMetricas' | `evento${string}`;
 
 const ID = 'id_1';
 const x = {} as never;
