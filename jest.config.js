@@ -19,6 +19,8 @@ const comun = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
+  // The SDK's examples import it by its package name, as integrators do.
+  moduleNameMapper: { '^@cfdi-api/sdk$': '<rootDir>/sdk/src' },
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
 };
 

@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -12,7 +14,8 @@ import {
   type Factura,
   type FacturaNueva,
 } from '../../sdk/src';
-import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../support/certificados';
+import { inicioRapido } from '../../sdk/ejemplos/inicio-rapido';
+import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO, DIRECTORIO_CSD_SAT } from '../support/certificados';
 import { CLIENTE, nuevaCuenta, ORGANIZACION } from '../support/cuentas';
 import { esperar } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
@@ -138,6 +141,22 @@ describe('SDK de punta a punta contra la pila real', () => {
     ).toThrow(ErrorFirmaWebhook);
     const eventos = await sdk.eventos.listar({ tipo: 'factura.timbrada' }).aArreglo();
     expect(eventos.map((e) => e.id)).toEqual([evento.id]);
+  });
+
+  it('el inicio rápido del README corre tal cual: factura timbrada, su PDF y el webhook verificado', async () => {
+    const cuenta = await nuevaCuenta(pila.db, pila.url);
+    const pdf = join(mkdtempSync(join(tmpdir(), 'inicio-')), 'factura.pdf');
+    const { factura, evento } = await inicioRapido({
+      urlBase: pila.url,
+      llave: cuenta.secreto,
+      cer: join(DIRECTORIO_CSD_SAT, CSD_VALIDO.cer),
+      key: join(DIRECTORIO_CSD_SAT, CSD_VALIDO.key),
+      contrasena: CONTRASENA_PRUEBA,
+      pdf,
+    });
+    expect(factura.timbrado.estado).toBe('timbrada');
+    expect(readFileSync(pdf).subarray(0, 5).toString()).toBe('%PDF-');
+    expect(evento).toMatchObject({ tipo: 'factura.timbrada', datos: { id: factura.id, uuid: factura.uuid } });
   });
 
   it('errores tipados: 404 con su código e id de solicitud; 400 con el parámetro', async () => {
