@@ -27,7 +27,7 @@ export interface paths {
     put?: never;
     /**
      * Crea una factura y, por omisión, la timbra
-     * @description Crea una factura de tipo `ingreso` o `egreso` (secciones 2.1 a 2.3). La organización se indica por id o RFC;
+     * @description Crea una factura de tipo `ingreso` o `egreso`. La organización se indica por id o RFC;
      *     el cliente por id (`cli_…`) o por RFC, y debe pertenecer a esa organización (un cliente eliminado no se
      *     encuentra). Los conceptos pueden venir de productos (basta `cantidad`; se heredan `clave_prod_serv`,
      *     `clave_unidad`, `unidad`, `valor_unitario`, `objeto_imp`, `impuestos_default` y `no_identificacion`) o
@@ -1917,7 +1917,7 @@ export interface components {
       impuestos?: components['schemas']['ImpuestosNuevos'];
     };
     /**
-     * @description Desglose de impuestos (sección 2.3). Solo con `objeto_imp` `02`, que exige al menos un traslado o una
+     * @description Desglose de impuestos del concepto. Solo con `objeto_imp` `02`, que exige al menos un traslado o una
      *     retención. La base y el importe los calcula el servicio.
      */
     ImpuestosNuevos: {
