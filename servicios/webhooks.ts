@@ -85,30 +85,35 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
   return {
     async crear(a: Alcance, e: WebhookNuevo) {
       await exigirUrlSegura(a, e.url);
-      if ((await repo.contar(a)) >= MAXIMO_WEBHOOKS) {
-        throw new ErrorNegocio(
-          'regla_de_negocio',
-          'limite_de_webhooks',
-          `Se admiten hasta ${MAXIMO_WEBHOOKS} webhooks por cuenta y modo: elimine uno que ya no use.`,
-          'url',
-        );
-      }
       const id = nuevoId('wh');
       const secreto = nuevoSecretoWebhook();
       const sellado = deps.boveda.sellar(contexto(a, id), { secreto: Buffer.from(secreto, 'utf8') });
-      await repo.crear(
-        a,
-        {
-          id,
-          url: e.url,
-          eventos_suscritos: e.eventos_suscritos,
-          secreto_cifrado: sellado.campos.secreto!,
-          secreto_anterior_cifrado: null,
-          dek_cifrada: sellado.dekCifrada,
-          version_clave: sellado.version,
-        },
-        ahora(),
-      );
+      // Count and insert under the account's lock: concurrent registrations cannot both see room for one.
+      await deps.transacciones.ejecutar(async (tx) => {
+        await repo.bloquearAlcance(tx, a);
+        if ((await repo.contar(a, tx)) >= MAXIMO_WEBHOOKS) {
+          throw new ErrorNegocio(
+            'regla_de_negocio',
+            'limite_de_webhooks',
+            `Se admiten hasta ${MAXIMO_WEBHOOKS} webhooks por cuenta y modo: elimine uno que ya no use.`,
+            'url',
+          );
+        }
+        await repo.crear(
+          a,
+          {
+            id,
+            url: e.url,
+            eventos_suscritos: e.eventos_suscritos,
+            secreto_cifrado: sellado.campos.secreto!,
+            secreto_anterior_cifrado: null,
+            dek_cifrada: sellado.dekCifrada,
+            version_clave: sellado.version,
+          },
+          ahora(),
+          tx,
+        );
+      });
       return { ...dtoWebhook(await fila(a, id), ahora()), secreto_firma: secreto };
     },
 

@@ -156,6 +156,16 @@ const esNombreLocal = (n: string) =>
 
 const NOMBRES_METADATOS: ReadonlySet<string> = new Set(['metadata.google.internal', 'metadata.goog']);
 
+/**
+ * The authority as written (between `scheme://` and the path): the parser drops an empty userinfo
+ * (`http://:@host`, `http://@host`), which is still credentials a receiver never asked for.
+ */
+function autoridadEscrita(texto: string): string {
+  // As the parser does: tabs and newlines anywhere are dropped, spaces around are trimmed.
+  const limpio = texto.replace(/[\t\n\r]/g, '').trim();
+  return /^[^:]*:[\\/]*([^\\/?#]*)/.exec(limpio)?.[1] ?? '';
+}
+
 export type ValidacionUrl =
   | { ok: true; url: URL }
   | { ok: false; codigo: 'url_invalida' | 'url_no_segura'; mensaje: string };
@@ -180,11 +190,18 @@ export function validarUrlWebhook(texto: string, modo: ModoRed, localesEnTest: b
         : `La URL del webhook debe usar https o, en modo test, http (no ${url.protocol.replace(':', '')}).`;
     return { ok: false, codigo: 'url_no_segura', mensaje };
   }
-  if (url.username || url.password) {
+  if (url.username || url.password || autoridadEscrita(texto).includes('@')) {
     return {
       ok: false,
       codigo: 'url_invalida',
       mensaje: 'Las credenciales no van en la URL: el receptor verifica la firma de cada entrega.',
+    };
+  }
+  if (url.port === '0') {
+    return {
+      ok: false,
+      codigo: 'url_invalida',
+      mensaje: 'La URL usa el puerto 0, que no es válido: use 1 a 65535.',
     };
   }
   const host = hostSinAdornos(url.hostname);

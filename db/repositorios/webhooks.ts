@@ -53,16 +53,27 @@ export function crearRepositorioWebhooks(db: Knex) {
     conAlcance(conexion(db, tx), 'webhooks', a).whereNull('eliminado_en');
 
   return {
-    async contar(a: Alcance): Promise<number> {
-      const [f] = (await vivos(a).count({ n: '*' })) as { n: number | string }[];
+    /**
+     * Locks the scope's account row: registrations of one account then run one at a time, so the count one reads
+     * inside `tx` stays true until it inserts (under READ COMMITTED nothing else stops a concurrent insert).
+     */
+    async bloquearAlcance(tx: Transaccion, a: Alcance): Promise<void> {
+      await conexion(db, tx)('cuentas').select('id').where({ id: a.cuentaId }).forUpdate().first();
+    },
+    async contar(a: Alcance, tx?: Transaccion): Promise<number> {
+      const [f] = (await vivos(a, tx).count({ n: '*' })) as { n: number | string }[];
       return Number(f?.n ?? 0);
     },
     async crear(
       a: Alcance,
       f: { id: string; url: string; eventos_suscritos: string[] } & SecretosWebhook,
       ahora: Date,
+      tx?: Transaccion,
     ): Promise<void> {
-      await db('webhooks').insert({
+      await conexion(
+        db,
+        tx,
+      )('webhooks').insert({
         ...f,
         ...columnasAlcance(a),
         eventos_suscritos: JSON.stringify(f.eventos_suscritos),

@@ -1,5 +1,8 @@
 import { randomBytes } from 'node:crypto';
+import { MAXIMO_WEBHOOKS } from '../../dominio/webhook';
 import type { Pagina } from '../../dominio/paginacion';
+import { crearBoveda } from '../../seguridad/boveda';
+import { crearServicioWebhooks } from '../../servicios/webhooks';
 import { contrato, escenario, instante, nuevoWebhook, paginasEsperadas, recorrer } from './soporte';
 
 contrato('webhooks', (impl) => {
@@ -136,5 +139,67 @@ contrato('webhooks', (impl) => {
       expect(await impl().repos.webhooks.contar(fuera)).toBe(0);
       expect((await impl().repos.webhooks.listar(fuera, { limite: 10 })).datos).toEqual([]);
     }
+  });
+});
+
+/**
+ * The webhook service over each implementation: its limit and its rotations hold under real concurrency, which
+ * only MariaDB's row locks (and the fake's one-at-a-time transactions) can show.
+ */
+contrato('webhooks: the service under concurrency', (impl) => {
+  const boveda = crearBoveda({ clave: randomBytes(32), version: 1 });
+  const servicio = () =>
+    crearServicioWebhooks({
+      webhooks: impl().repos.webhooks,
+      entregas: impl().repos.entregas,
+      eventos: impl().repos.eventos,
+      transacciones: impl().transacciones,
+      boveda,
+      iniciador: { iniciar: async () => undefined, detener: async () => undefined },
+      localesEnTest: false,
+      resolver: async () => ['203.0.114.10'],
+    });
+
+  it(`concurrent registrations never store more than ${MAXIMO_WEBHOOKS} per account and mode`, async () => {
+    const { a, live } = await escenario(impl());
+    for (let i = 0; i < MAXIMO_WEBHOOKS - 3; i++) await nuevoWebhook(impl(), a);
+    await nuevoWebhook(impl(), live);
+    const nuevo = { url: 'https://hooks.ejemplo.mx/cfdi', eventos_suscritos: ['factura.timbrada'] };
+    const r = await Promise.allSettled(Array.from({ length: 8 }, () => servicio().crear(a, nuevo)));
+    expect(r.filter((x) => x.status === 'fulfilled')).toHaveLength(3);
+    for (const x of r) {
+      if (x.status === 'rejected') expect(x.reason).toMatchObject({ codigo: 'limite_de_webhooks' });
+    }
+    expect(await impl().repos.webhooks.contar(a)).toBe(MAXIMO_WEBHOOKS);
+    expect(await impl().repos.webhooks.contar(live)).toBe(1);
+  });
+
+  it('concurrent rotations run one after another: both secrets answered sign', async () => {
+    const { a } = await escenario(impl());
+    const w = await servicio().crear(a, {
+      url: 'https://hooks.ejemplo.mx/cfdi',
+      eventos_suscritos: ['factura.timbrada'],
+    });
+    // Connections ready in the pool, so the two rotations do overlap (a new connection takes longer than one).
+    await Promise.all(
+      Array.from({ length: 4 }, () =>
+        impl().transacciones.ejecutar((tx) => impl().repos.webhooks.obtener(a, w.id, tx)),
+      ),
+    );
+    const respuestas = await Promise.all([
+      servicio().rotarSecreto(a, w.id),
+      servicio().rotarSecreto(a, w.id),
+    ]);
+    const f = (await impl().repos.webhooks.conSecretos(a, w.id))!;
+    const abiertos = boveda.abrir(
+      { cuentaId: a.cuentaId, modo: a.modo, registroId: w.id },
+      f.dek_cifrada,
+      { secreto: f.secreto_cifrado, secreto_anterior: f.secreto_anterior_cifrado! },
+      f.version_clave,
+    );
+    // The second rotation kept the first one's secret as the previous one, not the secret both would have read.
+    const firman = [abiertos.secreto!, abiertos.secreto_anterior!].map((b) => b.toString('utf8'));
+    expect(firman.sort()).toEqual(respuestas.map((r) => r.secreto_firma).sort());
+    expect(f.secreto_anterior_hasta).not.toBeNull();
   });
 });

@@ -204,11 +204,32 @@ describe('validarUrlWebhook', () => {
     for (const u of [
       'https://usuario:clave@receptor.ejemplo.com/',
       'https://usuario@receptor.ejemplo.com/',
+      // An empty userinfo: the parser drops it, so only the text as written shows it.
+      'http://:@127.0.0.1:8080/h',
+      'http://@receptor.ejemplo.com/',
+      'https://:@receptor.ejemplo.com/',
+      '  https://@receptor.ejemplo.com/',
+      'https:/\t/@receptor.ejemplo.com/',
+      'https:\\\\@receptor.ejemplo.com/',
     ]) {
-      const r = rechazo(u);
+      const r = rechazo(u, 'test', true);
       expect(r.codigo).toBe('url_invalida');
       expect(r.mensaje).toMatch(/credenciales no van en la URL.*firma/);
     }
+  });
+
+  it('refuses port 0, which no receiver listens on, however it is written', () => {
+    for (const u of [
+      'https://receptor.ejemplo.com:0/h',
+      'https://receptor.ejemplo.com:000/',
+      'http://[::1]:0/',
+    ]) {
+      const r = rechazo(u, 'test', true);
+      expect(r.codigo).toBe('url_invalida');
+      expect(r.mensaje).toMatch(/puerto 0/);
+    }
+    // An @ after the authority is the path's, not credentials.
+    expect(validarUrlWebhook('https://receptor.ejemplo.com/a@b?c=@#@', 'live', false).ok).toBe(true);
   });
 
   it('refuses what does not parse or has no host', () => {

@@ -50,8 +50,14 @@ export function crearWebhooksEnMemoria(m: Almacen): RepositorioWebhooks {
   const vivo = (a: Pick<Alcance, 'cuentaId' | 'modo'>, id: string) => vivos(a).find((r) => r.id === id);
 
   return porConexion({
-    contar: async (a) => vivos(a).length,
-    async crear(a, f, ahora) {
+    // Transactions of the fake already run one at a time: the lock only checks the transaction is open.
+    bloquearAlcance: async (tx) => exigirAbierta(tx),
+    contar: async (a, tx) => {
+      exigirAbierta(tx);
+      return vivos(a).length;
+    },
+    async crear(a, f, ahora, tx) {
+      exigirAbierta(tx);
       tabla.insertar({
         ...f,
         ...columnasAlcance(a),
