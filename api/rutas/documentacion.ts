@@ -6,6 +6,7 @@ const PAGINA = `<!doctype html>
 <html lang="es">
 <head>
   <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>API CFDI — referencia</title>
   <link rel="stylesheet" href="/docs/recursos/swagger-ui.css">
 </head>

@@ -1,3 +1,5 @@
+import { mkdir } from 'node:fs/promises';
+import { Navegador } from '../../pdf/navegador';
 import { nuevaCuenta } from '../support/cuentas';
 import { iniciarPila, type Pila } from '../support/pila';
 
@@ -57,6 +59,92 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
     expect(inicio.status).toBe(200);
     expect(await inicio.text()).toContain('SwaggerUIBundle');
   });
+
+  // The docs page in a real browser, at both loopback names: `servers: /` must resolve to the page's own origin,
+  // and the docs CSP must let Swagger UI run and its request go out. CAPTURAS_DOCS=1 saves what the page showed.
+  it('en Chromium, /docs en localhost y en 127.0.0.1: Authorize con la llave y "Try it out" de GET /v1/cuenta da 200', async () => {
+    const c = await nuevaCuenta(pila.db, pila.url);
+    const puerto = new URL(pila.url).port;
+    const capturas = process.env.CAPTURAS_DOCS ? '/tmp/capturas-docs' : undefined;
+    if (capturas) await mkdir(capturas, { recursive: true });
+    const op = '#operations-Cuenta-obtenerCuenta';
+    // The answer of Execute, not the documented responses below it (whose example also says "objeto": "cuenta").
+    const enVivo = `${op} .live-responses-table tbody .response`;
+    const ANCHOS = [
+      { nombre: 'escritorio', ancho: 1280 },
+      { nombre: 'telefono', ancho: 390 },
+    ];
+    const navegador = new Navegador(pila.config.chromiumPath);
+    try {
+      const b = await navegador.navegador();
+      for (const host of ['localhost', '127.0.0.1']) {
+        const origen = `http://${host}:${puerto}`;
+        const aislado = await b.createBrowserContext();
+        try {
+          const p = await aislado.newPage();
+          await p.setViewport({ width: 1280, height: 900 });
+          const erroresCsp: string[] = [];
+          p.on('console', (m) => {
+            if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) erroresCsp.push(m.text());
+          });
+          // Chromium logs a blocked resource or script to the console; the DOM event also names what was blocked.
+          await p.evaluateOnNewDocument(() => {
+            document.addEventListener('securitypolicyviolation', (e) =>
+              // eslint-disable-next-line no-console -- the page's console, which the listener above reads
+              console.error(`Content Security Policy: ${e.effectiveDirective} bloqueó ${e.blockedURI}`),
+            );
+          });
+          await p.goto(`${origen}/docs`, { waitUntil: 'load', timeout: 30_000 });
+          await p.waitForSelector(`${op} .opblock-summary`, { timeout: 30_000 });
+
+          await p.click('.scheme-container .auth-wrapper .btn.authorize');
+          await p.waitForSelector('.modal-ux #auth-basic-username', { timeout: 15_000 });
+          await p.type('.modal-ux #auth-basic-username', c.secreto);
+          await p.click('.modal-ux .auth-container:has(#auth-basic-username) button[type="submit"]');
+          await p.waitForSelector('.modal-ux button[aria-label="Remove authorization"]', { timeout: 15_000 });
+          await p.click('.modal-ux .btn-done');
+          await p.waitForSelector('.modal-ux', { hidden: true, timeout: 15_000 });
+          await p.waitForSelector('.scheme-container .auth-wrapper .btn.authorize.locked', {
+            timeout: 15_000,
+          });
+
+          await p.click(`${op} .opblock-summary-control`);
+          await p.waitForSelector(`${op} .try-out__btn`, { timeout: 15_000 });
+          await p.click(`${op} .try-out__btn`);
+          await p.waitForSelector(`${op} .execute`, { timeout: 15_000 });
+          await p.click(`${op} .execute`);
+          await p.waitForSelector(`${enVivo} .response-col_status`, { timeout: 30_000 });
+          const texto = (selector: string) => p.$eval(selector, (e) => e.textContent?.trim() ?? '');
+          const visto = {
+            url: await texto(`${op} .request-url pre`),
+            status: await texto(`${enVivo} .response-col_status`),
+            cuerpo: await texto(`${enVivo} .highlight-code code`),
+          };
+
+          // The whole page, and the operation alone (the page is over 20,000 px tall).
+          if (capturas)
+            for (const { nombre, ancho } of ANCHOS) {
+              await p.setViewport({ width: ancho, height: 900 });
+              await p.screenshot({ path: `${capturas}/docs-${host}-${nombre}.png`, fullPage: true });
+              await (await p.$(op))?.screenshot({ path: `${capturas}/docs-${host}-${nombre}-operacion.png` });
+            }
+          expect({ host, ...visto, erroresCsp }).toEqual({
+            host,
+            url: `${origen}/v1/cuenta`,
+            status: '200',
+            cuerpo: expect.stringContaining('"objeto": "cuenta"'),
+            erroresCsp: [],
+          });
+          // The account of this key, not an example.
+          expect(visto.cuerpo).toContain(`"id": "${c.cuentaId}"`);
+        } finally {
+          await aislado.close();
+        }
+      }
+    } finally {
+      await navegador.cerrar();
+    }
+  }, 120_000);
 
   it('HEAD en una ruta GET autenticada responde como GET, sin cuerpo; sin llave, 401', async () => {
     const c = await nuevaCuenta(pila.db, pila.url);

@@ -1,3 +1,4 @@
+import type { WebhookNuevo } from '../../servicios/webhooks';
 import { randomBytes } from 'node:crypto';
 import { MAXIMO_WEBHOOKS } from '../../dominio/webhook';
 import type { Pagina } from '../../dominio/paginacion';
@@ -164,7 +165,10 @@ contrato('webhooks: the service under concurrency', (impl) => {
     const { a, live } = await escenario(impl());
     for (let i = 0; i < MAXIMO_WEBHOOKS - 3; i++) await nuevoWebhook(impl(), a);
     await nuevoWebhook(impl(), live);
-    const nuevo = { url: 'https://hooks.ejemplo.mx/cfdi', eventos_suscritos: ['factura.timbrada'] };
+    const nuevo: WebhookNuevo = {
+      url: 'https://hooks.ejemplo.mx/cfdi',
+      eventos_suscritos: ['factura.timbrada'],
+    };
     const r = await Promise.allSettled(Array.from({ length: 8 }, () => servicio().crear(a, nuevo)));
     expect(r.filter((x) => x.status === 'fulfilled')).toHaveLength(3);
     for (const x of r) {
