@@ -80,6 +80,22 @@ function impuestosFactura(f: FilaFactura): DesgloseImpuestosPago {
  * Checks a payment against its invoices (locked by the caller, with their instalments) and, when every rule
  * holds, gives the ledger rows and the payment CFDI's document. Pure: the caller writes.
  */
+/** The request's fields a calculator path names (`pagos[0].monto`, `pagos[0].documentos[1].equivalencia`). */
+const CAMPOS_PAGO = new Set(['fecha_pago', 'forma_pago', 'moneda', 'tipo_cambio', 'monto']);
+const CAMPOS_FACTURA = new Set(['imp_pagado', 'equivalencia']);
+
+/**
+ * The calculator's path in the request's words: one payment, whose documents are `facturas_pagadas` in the
+ * order asked; a document's other values (its balance, taxes) come from the invoice, named by `factura`.
+ */
+export function campoDeSolicitud(ruta: string | undefined): string | undefined {
+  const m = /^pagos\[0\]\.(?:documentos\[(\d+)\]\.)?([a-z_]+)/.exec(ruta ?? '');
+  if (!m) return undefined;
+  const [, documento, campo] = m;
+  if (documento === undefined) return CAMPOS_PAGO.has(campo!) ? campo : undefined;
+  return `facturas_pagadas[${documento}].${CAMPOS_FACTURA.has(campo!) ? campo : 'factura'}`;
+}
+
 export function armarPago(e: Entrada): PagoArmado {
   const s = e.solicitud;
   const porId = new Map(e.facturas.map((f) => [f.id, f]));
@@ -235,7 +251,7 @@ export function armarPago(e: Entrada): PagoArmado {
   if (!calculo.ok) {
     const [v, ...resto] = calculo.violaciones;
     const mas = resto.length ? ` También: ${resto.map((x) => x.mensaje).join(' ')}` : '';
-    return rechazo('regla_de_negocio', v!.codigo, `${v!.mensaje}${mas}`);
+    return rechazo('regla_de_negocio', v!.codigo, `${v!.mensaje}${mas}`, campoDeSolicitud(v!.parametro));
   }
 
   const f0 = receptor!;

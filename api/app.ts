@@ -5,7 +5,12 @@ import { rutaOpenApi } from '../config/rutas';
 import type { Servicios } from './composicion';
 import { autenticacion } from './middleware/autenticacion';
 import { contexto } from './middleware/contexto';
-import { conMultipartComo400, disciplinaDeEntrada, exigirUtf8 } from './middleware/entrada';
+import {
+  conMultipartComo400,
+  disciplinaDeEntrada,
+  exigirUtf8,
+  sinCuerpoNoDeclarado,
+} from './middleware/entrada';
 import { idempotencia } from './middleware/idempotencia';
 import {
   crearLimiteDeFallos,
@@ -46,6 +51,23 @@ function soloConLlave(mw: RequestHandler): RequestHandler {
     req.originalUrl.split('?')[0]!.startsWith('/v1/catalogos') ? next() : mw(req, res, next);
 }
 
+/** The contract's checks of a request: the validator, then the bodies it leaves unchecked. */
+export function validacionContrato(): RequestHandler[] {
+  return [
+    ...conMultipartComo400(
+      OpenApiValidator.middleware({
+        apiSpec: rutaOpenApi(),
+        validateRequests: { allowUnknownQueryParameters: false },
+        validateResponses: false,
+        validateSecurity: false,
+        // Certificates arrive in memory (never on disk), two small files at most.
+        fileUploader: { limits: { fileSize: 1024 * 1024, files: 2, fields: 10 } },
+      }),
+    ),
+    sinCuerpoNoDeclarado,
+  ];
+}
+
 export function crearApp(deps: DepsApi): Express {
   const { servicios } = deps;
   const app = express();
@@ -73,18 +95,7 @@ export function crearApp(deps: DepsApi): Express {
     next();
   });
   app.use(disciplinaDeEntrada);
-  app.use(
-    conMultipartComo400(
-      OpenApiValidator.middleware({
-        apiSpec: rutaOpenApi(),
-        validateRequests: { allowUnknownQueryParameters: false },
-        validateResponses: false,
-        validateSecurity: false,
-        // Certificates arrive in memory (never on disk), two small files at most.
-        fileUploader: { limits: { fileSize: 1024 * 1024, files: 2, fields: 10 } },
-      }),
-    ),
-  );
+  app.use(validacionContrato());
   app.use('/v1', soloConLlave(idempotencia(servicios.idempotencia)));
   const operador = soloOperador({ token: deps.tokenOperador, fallos });
   app.use(rutasSalud(deps.salud, operador));

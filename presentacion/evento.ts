@@ -15,16 +15,19 @@ function actor(f: FilaEvento) {
 }
 
 export function dtoEvento(f: FilaEvento): Esquema<'Evento'> {
-  const base: Esquema<'EventoBase'> = {
+  // In the documented order: a webhook's body is this object's JSON, byte for byte what gets signed.
+  const evento = {
     id: f.id,
     objeto: 'evento',
     modo: f.modo,
+    tipo: f.tipo,
     creado_en: iso(f.creado_en),
     actor: actor(f),
     solicitud: f.solicitud_id === null ? null : { id: f.solicitud_id, llave: f.solicitud_llave_id },
-  };
+    datos: f.datos,
+  } satisfies Esquema<'EventoBase'> & { tipo: Esquema<'TipoEvento'>; datos: unknown };
   // `datos` is the snapshot dtoFactura, dtoPago or dtoCertificado made when the event was written, per `tipo`.
-  return { ...base, tipo: f.tipo, datos: f.datos } as Esquema<'Evento'>;
+  return evento as Esquema<'Evento'>;
 }
 
 export type Evento = ReturnType<typeof dtoEvento>;

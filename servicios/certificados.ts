@@ -18,7 +18,10 @@ export interface CsdSubido {
   contrasena: string;
 }
 
-/** Refuses, before anything reaches the PAC, to seal with an organization's active CSD once it expired. */
+/**
+ * Refuses, before anything is written or reaches the PAC, what could not be sealed: an organization without an
+ * active CSD, or whose active CSD expired (the stamping checks again, for a change in between).
+ */
 export type VerificadorCsd = (a: Alcance, organizacionId: string, parametro: string) => Promise<void>;
 
 export function crearVerificadorCsd(deps: {
@@ -28,7 +31,16 @@ export function crearVerificadorCsd(deps: {
   const ahora = deps.ahora ?? (() => new Date());
   return async (a, organizacionId, parametro) => {
     const c = await deps.certificados.activo(a, organizacionId);
-    if (c && new Date(c.valido_hasta).getTime() <= ahora().getTime()) {
+    if (!c) {
+      throw new ErrorNegocio(
+        'regla_de_negocio',
+        'sin_certificado_activo',
+        `La organización ${organizacionId} no tiene un certificado (CSD) activo y no puede sellar: súbalo con ` +
+          'POST /v1/certificados (una factura con auto_timbrar: false se guarda como borrador sin él).',
+        parametro,
+      );
+    }
+    if (new Date(c.valido_hasta).getTime() <= ahora().getTime()) {
       throw errorCertificadoVencido(c, parametro);
     }
   };

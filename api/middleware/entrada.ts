@@ -56,6 +56,66 @@ export const disciplinaDeEntrada: RequestHandler = (req, _res, next) => {
   );
 };
 
+/** Whether a request brings body bytes; reads the first chunk only when no Content-Length says it. */
+function traeBytes(req: IncomingMessage): Promise<boolean> {
+  const largo = req.headers['content-length'];
+  if (largo !== undefined) return Promise.resolve(Number(largo) > 0);
+  if (req.headers['transfer-encoding'] === undefined || req.readableEnded) return Promise.resolve(false);
+  return new Promise((resolver) => {
+    req.once('data', () => resolver(true));
+    req.once('end', () => resolver(false));
+    req.once('error', () => resolver(false));
+  });
+}
+
+type ConOperacion = { openapi?: { schema?: { requestBody?: unknown } } };
+
+/**
+ * The validator checks the type of a body only where the contract declares one. An operation declared without
+ * a body (`POST …/timbrar`, the `DELETE`s) takes none, or an empty JSON object, as `rotar_secreto` declares
+ * (many clients always send `{}`): any other body is the contract's 415, and a JSON one with fields a 400
+ * naming the first, as the validator answers for a field that is not declared.
+ */
+export const sinCuerpoNoDeclarado: RequestHandler = (req, _res, next) => {
+  const operacion = (req as ConOperacion).openapi?.schema;
+  if (!operacion || operacion.requestBody || req.method === 'GET') return next();
+  if (req.is('application/json')) {
+    const cuerpo: unknown = req.body;
+    if (cuerpo === undefined || (typeof cuerpo === 'object' && cuerpo !== null && !Array.isArray(cuerpo))) {
+      const campo = cuerpo ? Object.keys(cuerpo)[0] : undefined;
+      if (campo === undefined) return next();
+      return next(
+        new ApiError(
+          'solicitud_invalida',
+          'parametro_invalido',
+          `El campo ${campo} no está permitido en esta solicitud: la operación no recibe cuerpo (o recibe {}).`,
+          campo,
+        ),
+      );
+    }
+    return next(
+      new ApiError(
+        'solicitud_invalida',
+        'parametro_invalido',
+        'La operación no recibe cuerpo: envíela sin cuerpo o con {}.',
+        'cuerpo',
+      ),
+    );
+  }
+  traeBytes(req).then((hay) => {
+    if (!hay) return next();
+    const [tipo, codigo, mensaje] = TIPO_NO_SOPORTADO;
+    next(new ApiError(tipo, codigo, mensaje));
+  }, next);
+};
+
+/** The contract's 415, saying what a bodyless operation takes. */
+const TIPO_NO_SOPORTADO = [
+  'tipo_de_contenido',
+  'tipo_de_contenido_no_soportado',
+  'El tipo de contenido no está soportado: esta operación no recibe cuerpo (envíela sin cuerpo o con {} en application/json).',
+] as const;
+
 /**
  * The validator reports any failure of its multipart parser (a truncated body, a malformed part, an
  * unexpected file field) as a 500: it is the request that is broken, so it is a 400.

@@ -152,6 +152,23 @@ function validarTipoCambio(pago: PagoEntrada, ruta: string): Violacion[] {
       ),
     ];
   }
+  // MontoTotalPagos is Monto × TipoCambioP in MXN with 2 decimals, an Importe of up to 18 integer digits: a
+  // payment worth less than a cent, or more than that, comes from a mistyped rate.
+  const monto = pago.monto ?? undefined;
+  if (monto !== undefined && esDecimal(monto, Number.MAX_SAFE_INTEGER) && !dec(monto).isZero()) {
+    const pesos = dec(monto).times(tipoCambio);
+    if (pesos.lessThan('0.01') || pesos.greaterThanOrEqualTo('1e18')) {
+      return [
+        violacion(
+          'tipo_cambio_fuera_de_rango',
+          `Con el tipo de cambio ${tipoCambio}, el monto ${monto} ${pago.moneda} vale ${pesos.toFixed()} MXN, ` +
+            'fuera de lo que admite el total de pagos (de 0.01 a 18 dígitos enteros): revise el tipo de cambio ' +
+            `(pesos por 1 ${pago.moneda}).`,
+          parametro,
+        ),
+      ];
+    }
+  }
   return [];
 }
 
@@ -284,6 +301,56 @@ function validarEquivalencia(
         'La factura y el pago están en la misma moneda: la equivalencia debe ser 1 (o omitirse).',
         parametro,
         'CRP20238',
+      ),
+    ];
+  }
+  return validarEquivalenciaCoherente(documento, pago, equivalencia, parametro);
+}
+
+/**
+ * EquivalenciaDR is MonedaDR per 1 MonedaP. For an invoice in MXN that is the payment's TipoCambioP (MXN per 1
+ * MonedaP), up to roundings: ImpPagado converted with either must give the same amount of MonedaP within one
+ * unit of its last decimal (an EquivalenciaDR taken as ImpPagado / Monto carries Monto's rounding). For any
+ * invoice, what is paid of it must be worth at least that unit once converted (ImpPagado / EquivalenciaDR, the
+ * SAT's minimum Monto): an equivalence so large that a payment of the invoice is worth nothing is a typo.
+ */
+function validarEquivalenciaCoherente(
+  documento: DocumentoPagadoEntrada,
+  pago: PagoEntrada,
+  equivalencia: string,
+  parametro: string,
+): Violacion[] {
+  if (!esDecimal(documento.imp_pagado, documento.decimales_moneda) || dec(documento.imp_pagado).isZero()) {
+    return [];
+  }
+  const unidad = dec(10).pow(-pago.decimales_moneda);
+  const convertido = dec(documento.imp_pagado).div(equivalencia);
+  const tipoCambio = pago.tipo_cambio ?? undefined;
+  if (
+    documento.moneda === 'MXN' &&
+    tipoCambio !== undefined &&
+    esDecimal(tipoCambio, DECIMALES_TIPO_CAMBIO) &&
+    !dec(tipoCambio).isZero() &&
+    convertido.minus(dec(documento.imp_pagado).div(tipoCambio)).abs().greaterThan(unidad)
+  ) {
+    return [
+      violacion(
+        'equivalencia_incoherente',
+        `La factura está en MXN: su equivalencia (pesos por 1 ${pago.moneda}) debe ser el tipo de cambio del ` +
+          `pago, ${tipoCambio}, no ${equivalencia} (con ella ${documento.imp_pagado} MXN serían ` +
+          `${convertido.toDecimalPlaces(pago.decimales_moneda, 1).toFixed()} ${pago.moneda}).`,
+        parametro,
+      ),
+    ];
+  }
+  if (convertido.lessThan(unidad)) {
+    return [
+      violacion(
+        'equivalencia_fuera_de_rango',
+        `Con la equivalencia ${equivalencia}, el importe pagado ${documento.imp_pagado} ${documento.moneda} vale ` +
+          `menos que la unidad mínima de ${pago.moneda} (${unidad.toFixed()}): ` +
+          `revise la equivalencia (unidades de ${documento.moneda} por 1 ${pago.moneda}).`,
+        parametro,
       ),
     ];
   }

@@ -47,11 +47,13 @@ export interface paths {
      *     Antes de crear nada se valida lo que pertenece a la solicitud: esquema, catálogos, referencias
      *     (organización, cliente, productos), impuestos e importes (400/404/422, no se guarda nada). Al timbrar, antes
      *     de llamar al PAC, se aplican las reglas de la matriz de errores del SAT sobre el CFDI armado (por ejemplo
-     *     CFDI40161, uso de CFDI incompatible con el régimen del receptor) y se exige un CSD activo y vigente: si
-     *     fallan, la factura ya existe como borrador y la respuesta es 422 `timbrado_rechazado` con la clave del SAT
-     *     (o `sin_certificado_activo`) en `timbrado.ultimo_error.codigo`, como un rechazo del PAC. Si el CSD activo de
-     *     la organización ya venció, la solicitud con `auto_timbrar` se rechaza antes de guardar nada: 422
-     *     `certificado_vencido` (`parametro: organizacion`) con el número y el id del certificado.
+     *     CFDI40161, uso de CFDI incompatible con el régimen del receptor): si fallan, la factura ya existe como
+     *     borrador y la respuesta es 422 `timbrado_rechazado` con la clave del SAT en `timbrado.ultimo_error.codigo`,
+     *     como un rechazo del PAC. El CSD se exige antes de guardar nada cuando hay `auto_timbrar` (el
+     *     predeterminado): sin CSD activo, 422 `sin_certificado_activo`; con el CSD activo vencido, 422
+     *     `certificado_vencido` con el número y el id del certificado; ambos con `parametro: organizacion`. Un
+     *     borrador (`auto_timbrar: false`) se guarda sin CSD. Si el CSD se desactiva o vence entre la solicitud y
+     *     el sellado, el código queda en `timbrado.ultimo_error` de un 422 `timbrado_rechazado`.
      *
      *     Respuestas:
      *     - 201 con la factura `timbrada` (uuid asignado; evento `factura.timbrada`) cuando `auto_timbrar` es `true` y
@@ -146,11 +148,12 @@ export interface paths {
      *       un timbrado pendiente (consulte la factura en lugar de repetir); 409 `cfdi_de_pago_rechazado` para el
      *       CFDI de un pago que el PAC rechazó (ese pago ya no cuenta: regístrelo de nuevo con `POST /v1/pagos`).
      *     - 422 `timbrado_rechazado`: la factura sigue en `borrador` con `timbrado.estado: fallido` y el error del PAC
-     *       en `timbrado.ultimo_error` (una regla de la matriz del SAT o `sin_certificado_activo` si la organización no
-     *       tiene un CSD activo); evento `factura.timbrado_fallido`. Si el CSD vence entre la solicitud y el sellado, el
-     *       código es `certificado_vencido`.
-     *     - 422 `certificado_vencido` (`parametro: id`) si el CSD activo de la organización ya venció: no se toca la
-     *       factura ni se llama al PAC; suba un CSD vigente.
+     *       en `timbrado.ultimo_error` (una regla de la matriz del SAT); evento `factura.timbrado_fallido`. Si el CSD
+     *       se desactiva o vence entre la solicitud y el sellado, el código es `sin_certificado_activo` o
+     *       `certificado_vencido`.
+     *     - 422 `certificado_vencido` (`parametro: id`) si el CSD activo de la organización ya venció, o
+     *       `sin_certificado_activo` (`parametro: id`) si no tiene uno activo: no se toca la factura ni se llama al
+     *       PAC; suba un CSD vigente.
      *     - 503 `pac_no_disponible` en modo live sin PAC configurado.
      */
     post: operations['timbrarFactura'];
@@ -641,8 +644,9 @@ export interface paths {
     /**
      * Activa o desactiva un certificado
      * @description Cuerpo `{"activo": true | false}`. Activar uno desactiva el que estuviera activo en su organización;
-     *     desactivar el activo deja a la organización sin certificado (las facturas que se intenten timbrar reciben
-     *     422 `timbrado_rechazado` con `sin_certificado_activo` en `timbrado.ultimo_error`). Enviar el valor que ya tiene no cambia nada y responde 200. 422
+     *     desactivar el activo deja a la organización sin certificado (crear con `auto_timbrar`, timbrar o
+     *     registrar un pago reciben 422 `sin_certificado_activo`; un timbrado ya en curso queda en 422
+     *     `timbrado_rechazado` con ese código en `timbrado.ultimo_error`). Enviar el valor que ya tiene no cambia nada y responde 200. 422
      *     `certificado_vencido` al activar un certificado vencido. 200 con el certificado.
      */
     patch: operations['actualizarCertificado'];
@@ -705,9 +709,14 @@ export interface paths {
      *       (`monto`, `imp_pagado`, `tipo_cambio` o `equivalencia` no mayores que cero), `importe_excede_saldo`
      *       (`imp_pagado` mayor que el saldo insoluto), `monto_insuficiente` (`monto` menor que la suma de `imp_pagado`
      *       convertida a la moneda del pago), `decimales_excedidos` (más decimales de los que admite la moneda),
+     *       `monto_invalido` (`monto` con más de 18 dígitos enteros), `tipo_cambio_fuera_de_rango` (`monto` por
+     *       `tipo_cambio` vale menos de 0.01 MXN o más de 18 dígitos enteros), `equivalencia_incoherente` (en una
+     *       factura en MXN, `equivalencia` debe ser `tipo_cambio`: convertido con una u otra, `imp_pagado` no puede
+     *       diferir en más de una unidad del último decimal de la moneda del pago), `equivalencia_fuera_de_rango`
+     *       (`imp_pagado` entre `equivalencia` vale menos que esa unidad), todos con el campo en `parametro`,
      *       `moneda_invalida`, `forma_pago_invalida` (la `99` no se admite en pagos), `fecha_pago_futura`,
      *       `fecha_pago_anterior` (de un día anterior al de una factura pagada), `sin_certificado_activo` (sin CSD
-     *       activo y vigente), la validación fiscal local del CFDI de pago (clave del SAT en `codigo`); en todos
+     *       activo, `parametro: organizacion`), la validación fiscal local del CFDI de pago (clave del SAT en `codigo`); en todos
      *       ellos no se registra nada y los saldos no cambian.
      *     - 422 `timbrado_rechazado` (con `factura` y `pago` en el error) si el PAC rechaza el CFDI de pago: un CFDI que
      *       nunca se timbró no ampara el pago, así que en la misma transacción del rechazo sus parcialidades dejan de
@@ -1014,12 +1023,14 @@ export interface paths {
      * @description Suscribe una URL a uno o más tipos de evento del modo de la llave (un webhook de test solo recibe eventos de
      *     test). La respuesta 201 incluye `secreto_firma` (prefijo `whsec_`): se devuelve solo aquí y nunca más
      *     (y al rotarlo); se guarda cifrado. El webhook nace `activo` y recibe los eventos ocurridos desde ese
-     *     momento. Hasta 20 webhooks por cuenta y modo (422 `limite_de_webhooks`).
+     *     momento. Hasta 20 webhooks por cuenta y modo (422 `limite_de_webhooks`), también con registros
+     *     simultáneos: se cuentan uno tras otro.
      *
      *     URL (422 con `parametro: url`): en modo live debe ser `https` y no puede apuntar (por su IP literal ni por
      *     lo que resuelva su nombre en el DNS) a loopback, redes privadas, enlace local, CGNAT (100.64.0.0/10),
      *     direcciones de metadatos de nube, multidifusión ni rangos reservados (`url_no_segura`); un nombre que no
-     *     resuelve es `url_no_resuelve`; usuario y contraseña en la URL son `url_invalida`. La misma revisión se
+     *     resuelve es `url_no_resuelve`; usuario y contraseña en la URL (también vacíos, `http://:@host`) y el puerto 0
+     *     son `url_invalida`. La misma revisión se
      *     repite en **cada intento**, después de resolver el nombre, y la conexión va a la dirección revisada (un
      *     cambio de DNS no la burla). En modo test se admiten `http`, loopback y redes privadas para desarrollo
      *     local (configurable con `WEBHOOKS_LOCALES_EN_TEST`); metadatos y enlace local nunca.
@@ -1108,7 +1119,8 @@ export interface paths {
      * @description Genera un `secreto_firma` nuevo y lo devuelve solo en esta respuesta. Durante 24 horas
      *     (`secreto_anterior_vence_en`) las entregas se firman con los dos: `X-Facturacion-Firma` con el nuevo,
      *     `X-Facturacion-Firma-Anterior` con el anterior y dos `v1` en `X-Facturacion-Firma-Tiempo`; después, solo
-     *     con el nuevo. Rotar otra vez dentro de esas 24 horas descarta el más antiguo. Sin cuerpo (o `{}`).
+     *     con el nuevo. Rotar otra vez dentro de esas 24 horas descarta el más antiguo. Rotaciones simultáneas se
+     *     hacen una tras otra: cada una conserva como anterior el secreto de la que la precedió. Sin cuerpo (o `{}`).
      */
     post: operations['rotarSecretoWebhook'];
     delete?: never;
@@ -2247,7 +2259,11 @@ export interface components {
       /**
        * @description `borrador` sin timbrar (nuevo, con timbrado pendiente o rechazado); `timbrada` con UUID (también
        *     mientras una cancelación está en curso o tras una cancelación rechazada); `cancelada` cancelada ante
-       *     el SAT.
+       *     el SAT. Son los tres estados de la especificación de la interfaz, a propósito: `estado` es el del
+       *     documento fiscal, y un CFDI sin UUID es un borrador aunque su timbrado esté en curso. El avance del
+       *     timbrado va en `timbrado.estado` (`pendiente` mientras el PAC no responde, como en un 202; `fallido`
+       *     tras un rechazo), así que un cuarto estado (`timbrando`) no se agrega: rompería a los clientes que
+       *     distinguen solo esos tres.
        * @enum {string}
        */
       estado: 'borrador' | 'timbrada' | 'cancelada';
@@ -3271,6 +3287,8 @@ export interface components {
       | 'domicilio_fiscal_rfc_generico'
       | 'encabezados_demasiado_grandes'
       | 'entrega_no_encontrada'
+      | 'equivalencia_fuera_de_rango'
+      | 'equivalencia_incoherente'
       | 'equivalencia_invalida'
       | 'equivalencia_requerida'
       | 'error_interno'
@@ -3386,6 +3404,7 @@ export interface components {
       | 'timbrado_no_pendiente'
       | 'timbrado_rechazado'
       | 'tipo_cambio_formato'
+      | 'tipo_cambio_fuera_de_rango'
       | 'tipo_cambio_invalido'
       | 'tipo_cambio_mxn'
       | 'tipo_cambio_no_permitido'
@@ -3528,6 +3547,7 @@ export interface components {
           | 'resumen_exento_con_tasa'
           | 'resumen_impuesto_duplicado'
           | 'resumen_impuesto_no_cuadra'
+          | 'sin_certificado_activo'
           | 'subtotal_no_cuadra'
           | 'tasa_invalida'
           | 'tasa_no_permitida'
@@ -3562,6 +3582,7 @@ export interface components {
           | 'factura_no_es_borrador'
           | 'organizacion_no_encontrada'
           | 'pac_no_disponible'
+          | 'sin_certificado_activo'
           | 'timbrado_en_curso'
           | 'timbrado_rechazado'
         );
@@ -3572,7 +3593,7 @@ export interface components {
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | components['schemas']['CodigosErrorComunesConCuerpo']
       | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
-      | ('factura_no_encontrada' | 'timbrado_no_pendiente' | 'timbrado_rechazado');
+      | ('factura_no_encontrada' | 'sin_certificado_activo' | 'timbrado_no_pendiente' | 'timbrado_rechazado');
     /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelar` (`cancelarFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCancelarFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -3928,6 +3949,8 @@ export interface components {
           | 'comprobante_invalido'
           | 'decimales_excedidos'
           | 'documentos_requeridos'
+          | 'equivalencia_fuera_de_rango'
+          | 'equivalencia_incoherente'
           | 'equivalencia_invalida'
           | 'equivalencia_requerida'
           | 'exento_con_tasa'
@@ -3975,6 +3998,7 @@ export interface components {
           | 'sin_certificado_activo'
           | 'tasa_invalida'
           | 'timbrado_rechazado'
+          | 'tipo_cambio_fuera_de_rango'
           | 'tipo_cambio_invalido'
           | 'tipo_cambio_no_permitido'
           | 'tipo_cambio_requerido'
@@ -4329,8 +4353,10 @@ export interface components {
     };
     /**
      * @description 415 `tipo_de_contenido` / `tipo_de_contenido_no_soportado`, `Content-Type` no aceptado: también en las
-     *     operaciones sin cuerpo (`DELETE`, `POST …/rotar_secreto`) si la solicitud trae uno en otro tipo. `GET` y
-     *     `HEAD` no leen el cuerpo.
+     *     operaciones sin cuerpo (`DELETE`, `POST …/timbrar`, `POST …/rotar_secreto`) si la solicitud trae uno en otro
+     *     tipo. En ellas se admite no enviar cuerpo, uno vacío o `{}` en `application/json` (muchos clientes lo envían
+     *     siempre); un JSON con campos es 400 `parametro_invalido` con el primero en `parametro`. `GET` y `HEAD` no
+     *     leen el cuerpo.
      */
     TipoDeContenido: {
       headers: {

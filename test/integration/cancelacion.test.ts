@@ -85,7 +85,7 @@ describe('cancelación de facturas (workflow + PAC sandbox con las reglas del SA
     const otra = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' });
     expect(otra.status).toBe(202);
     expect(otra.body.cancelacion).toMatchObject({ estado: 'en_proceso' });
-    expect(otra.body.cancelacion.error).toBeUndefined();
+    expect(otra.body.cancelacion.error).toBeNull();
     expect((await receptor(f.uuid, 'aceptar')).ok).toBe(true);
     expect(await final(f.id)).toMatchObject({ estado: 'cancelada', cancelacion: { estado: 'aceptada' } });
   });

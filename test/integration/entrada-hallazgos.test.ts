@@ -152,8 +152,9 @@ describe('entrada hostil: rechazada al crear, con el campo y sin escribir nada',
       'conceptos[0].descuento',
     );
     expect(m).toContain('CFDI40');
-    m = await rechazada(factura({ forma_pago: '98' }), 422, 'forma_pago_invalida', 'forma_pago');
-    expect(m).toContain('98');
+    // A key outside c_FormaPago is refused by the contract's enum, naming the allowed values.
+    m = await rechazada(factura({ forma_pago: '98' }), 400, 'parametro_invalido', 'forma_pago');
+    expect(m).toContain('99');
     await rechazada(
       factura({}, { valor_unitario: '0' }),
       422,

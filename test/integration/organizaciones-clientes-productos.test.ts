@@ -58,7 +58,7 @@ describe('organizaciones', () => {
       'regimen_no_aplica_persona',
       'regimen_fiscal',
     ],
-    [{ ...ORGANIZACION, regimen_fiscal: '999' }, 'regimen_fiscal_invalido', 'regimen_fiscal'],
+    [{ ...ORGANIZACION, regimen_fiscal: '999' }, 'parametro_invalido', 'regimen_fiscal'],
     [{ ...ORGANIZACION, codigo_postal: '00000' }, 'codigo_postal_invalido', 'codigo_postal'],
     [{ ...ORGANIZACION, color_acento: 'rojo' }, 'parametro_invalido', 'color_acento'],
   ])('rechaza datos inválidos con un código estable (%#)', async (cuerpo, codigo, parametro) => {

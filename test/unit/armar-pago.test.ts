@@ -237,6 +237,38 @@ describe('armarPago: el libro de saldos de un pago', () => {
     });
   });
 
+  it('una violación del cálculo nombra el campo de la solicitud (monto_invalido → monto)', () => {
+    const f = factura('fac_030', '100.00');
+    const item = { factura: f.id, imp_pagado: '10.00', equivalencia: null };
+    // 19 integer digits: the schema's pattern lets it through, the SAT's Importe does not.
+    expect(armar(solicitud([item], { monto: '1000000000000000000.00' }), [f])).toMatchObject({
+      ok: false,
+      rechazo: { codigo: 'monto_invalido', parametro: 'monto' },
+    });
+  });
+
+  it('tipo de cambio y equivalencia absurdos (0.000001 y 999999999999999999.999999): 422 con su campo', () => {
+    const f = factura('fac_031', '1000.00'); // 1160.00 MXN
+    const usd = (equivalencia: string, tipo_cambio: string, monto: string) =>
+      armar(
+        solicitud([{ factura: f.id, imp_pagado: '925.00', equivalencia }], {
+          moneda: 'USD',
+          tipo_cambio,
+          monto,
+        }),
+        [f],
+      );
+    expect(usd('999999999999999999.999999', '0.000001', '0.01')).toMatchObject({
+      ok: false,
+      rechazo: { tipo: 'regla_de_negocio', codigo: 'tipo_cambio_fuera_de_rango', parametro: 'tipo_cambio' },
+    });
+    expect(usd('999999999999999999.999999', '18.50', '50.00')).toMatchObject({
+      ok: false,
+      rechazo: { codigo: 'equivalencia_incoherente', parametro: 'facturas_pagadas[0].equivalencia' },
+    });
+    expect(usd('18.50', '18.50', '50.00').ok).toBe(true);
+  });
+
   it('receptores distintos, importe mayor que el saldo, decimales de más y fecha anterior a la factura', () => {
     const a = factura('fac_020', '100.00');
     const b = factura('fac_021', '100.00', { rfc: 'XAXX010101000' });

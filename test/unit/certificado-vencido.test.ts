@@ -115,3 +115,60 @@ describe('CSD activo vencido', () => {
     expect(x.m.almacen.volcado()).toBe(antes);
   });
 });
+
+describe('sin CSD activo', () => {
+  /** The organization's only CSD deactivated: it has none to seal with. */
+  const sinCsd = () => tablaCertificados(x.m.almacen).cambiar(x.ids.cert!, { activo: false });
+
+  const esSinCertificado = (e: ErrorNegocio, parametro: string) =>
+    expect([aApiError(e).status, e.tipo, e.codigo, e.parametro]).toEqual([
+      422,
+      'regla_de_negocio',
+      'sin_certificado_activo',
+      parametro,
+    ]);
+
+  it('crear con timbrado automático (el predeterminado) → 422 en organizacion, sin guardar un borrador', async () => {
+    sinCsd();
+    const e = await rechazoSinEscrituras(x.m, () => x.s.facturas.crear(x.a, solicitudFactura(x.ids)));
+    esSinCertificado(e, 'organizacion');
+    expect(x.s.timbrador.llamadas).toEqual([]);
+  });
+
+  it('un borrador (auto_timbrar false) se crea igual; su POST …/timbrar → 422 en id', async () => {
+    sinCsd();
+    const { factura } = await x.s.facturas.crear(x.a, solicitudFactura(x.ids, { auto_timbrar: false }));
+    expect(factura.estado).toBe('borrador');
+    const e = await rechazoSinEscrituras(x.m, () => x.s.facturas.timbrar(x.a, factura.id));
+    esSinCertificado(e, 'id');
+    expect(x.s.timbrador.llamadas).toEqual([]);
+  });
+
+  it('un pago → 422 en organizacion, sin escribir ni iniciar su workflow', async () => {
+    const ppd = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
+    sinCsd();
+    const registrados: unknown[] = [];
+    const pagos = crearServicioPagos({
+      pagos: x.m.pagos,
+      facturas: x.m.facturas,
+      organizaciones: x.s.organizaciones,
+      catalogos: catalogosPrueba(),
+      timbrador: x.s.timbrador,
+      csdVigente: x.s.csdVigente,
+      registrador: { registrar: async (_a, p) => void registrados.push(p) },
+      transacciones: x.m.transacciones,
+      ahora: () => x.reloj.ahora,
+    });
+    const e = await rechazoSinEscrituras(x.m, () =>
+      pagos.crear(x.a, {
+        organizacion: x.ids.org,
+        fecha_pago: AHORA.toISOString(),
+        forma_pago: '03',
+        monto: '10.00',
+        facturas_pagadas: [{ factura: ppd.id, imp_pagado: '10.00' }],
+      }),
+    );
+    esSinCertificado(e, 'organizacion');
+    expect(registrados).toEqual([]);
+  });
+});

@@ -787,6 +787,47 @@ describe('violations', () => {
       [{ codigo: 'tipo_cambio_invalido', parametro: 'pagos[0].tipo_cambio' }],
     ],
     [
+      // The probe's payment: 50 USD at 0.000001 MXN each is worth nothing in MontoTotalPagos.
+      'TipoCambioP that makes the payment worth less than a cent',
+      () =>
+        deUno(
+          pago({ moneda: 'USD', tipo_cambio: '0.000001', monto: '50.00' }, [
+            documento({ moneda: 'EUR', equivalencia: '0.9', imp_pagado: '45.00' }),
+          ]),
+        ),
+      [{ codigo: 'tipo_cambio_fuera_de_rango', parametro: 'pagos[0].tipo_cambio' }],
+    ],
+    [
+      'TipoCambioP that makes the payment more than 18 integer digits of MXN',
+      () =>
+        deUno(
+          pago({ moneda: 'USD', tipo_cambio: '999999999999.999999', monto: '2000000.00' }, [
+            documento({ moneda: 'EUR', equivalencia: '0.9', imp_pagado: '45.00' }),
+          ]),
+        ),
+      [{ codigo: 'tipo_cambio_fuera_de_rango', parametro: 'pagos[0].tipo_cambio' }],
+    ],
+    [
+      'EquivalenciaDR of an MXN invoice other than TipoCambioP',
+      () =>
+        deUno(
+          pago({ moneda: 'USD', tipo_cambio: '17.50', monto: '400.00' }, [
+            documento({ equivalencia: '17.00' }),
+          ]),
+        ),
+      [{ codigo: 'equivalencia_incoherente', parametro: `${D0}.equivalencia` }],
+    ],
+    [
+      'EquivalenciaDR so large that what is paid of the invoice is worth less than a cent of MonedaP',
+      () =>
+        deUno(
+          pago({ moneda: 'USD', tipo_cambio: '17.50', monto: '0.01' }, [
+            documento({ moneda: 'EUR', equivalencia: '999999999999999999.999999', imp_pagado: '6960.00' }),
+          ]),
+        ),
+      [{ codigo: 'equivalencia_fuera_de_rango', parametro: `${D0}.equivalencia` }],
+    ],
+    [
       'Monto zero',
       () => deUno(pago({ monto: '0.00' })),
       [{ codigo: 'monto_invalido', parametro: 'pagos[0].monto', sat: 'CRP20218' }],
@@ -1029,6 +1070,21 @@ describe('violations', () => {
     ],
   ])('%s', (_nombre, ejecutar, esperado) => {
     expect(ejecutar()).toEqual(esperado.map((e) => ({ sat: undefined, ...e })));
+  });
+
+  it("an MXN invoice may take an EquivalenciaDR that differs from TipoCambioP by Monto's rounding", () => {
+    // 6960.00 MXN is 397.71 USD at 17.50 and 397.70 at 17.5003143999 (the SAT's samples carry such values).
+    const p = (equivalencia: string) => {
+      const r = calcularPagos({
+        pagos: [
+          pago({ moneda: 'USD', tipo_cambio: '17.50', monto: '397.72' }, [documento({ equivalencia })]),
+        ],
+      });
+      return r.ok ? [] : r.violaciones;
+    };
+    expect(p('17.5003143999')).toEqual([]);
+    expect(p('17.5')).toEqual([]);
+    expect(p('17.52').map((v) => v.codigo)).toEqual(['equivalencia_incoherente']);
   });
 
   it('reports every broken rule of every payment and document at once', () => {
