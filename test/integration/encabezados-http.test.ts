@@ -77,70 +77,78 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
     const navegador = new Navegador(pila.config.chromiumPath);
     try {
       const b = await navegador.navegador();
-      for (const host of ['localhost', '127.0.0.1']) {
-        const origen = `http://${host}:${puerto}`;
-        const aislado = await b.createBrowserContext();
-        try {
-          const p = await aislado.newPage();
-          await p.setViewport({ width: 1280, height: 900 });
-          const erroresCsp: string[] = [];
-          p.on('console', (m) => {
-            if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text())) erroresCsp.push(m.text());
-          });
-          // Chromium logs a blocked resource or script to the console; the DOM event also names what was blocked.
-          await p.evaluateOnNewDocument(() => {
-            document.addEventListener('securitypolicyviolation', (e) =>
-              // eslint-disable-next-line no-console -- the page's console, which the listener above reads
-              console.error(`Content Security Policy: ${e.effectiveDirective} bloqueó ${e.blockedURI}`),
-            );
-          });
-          await p.goto(`${origen}/docs`, { waitUntil: 'load', timeout: 30_000 });
-          await p.waitForSelector(`${op} .opblock-summary`, { timeout: 30_000 });
+      // Both hosts at once, each in its own browser context: half the wall time of one after the other.
+      await Promise.all(
+        ['localhost', '127.0.0.1'].map(async (host) => {
+          const origen = `http://${host}:${puerto}`;
+          const aislado = await b.createBrowserContext();
+          try {
+            const p = await aislado.newPage();
+            await p.setViewport({ width: 1280, height: 900 });
+            const erroresCsp: string[] = [];
+            p.on('console', (m) => {
+              if (m.type() === 'error' && /Content.Security.Policy/i.test(m.text()))
+                erroresCsp.push(m.text());
+            });
+            // Chromium logs a blocked resource or script to the console; the DOM event also names what was blocked.
+            await p.evaluateOnNewDocument(() => {
+              document.addEventListener('securitypolicyviolation', (e) =>
+                // eslint-disable-next-line no-console -- the page's console, which the listener above reads
+                console.error(`Content Security Policy: ${e.effectiveDirective} bloqueó ${e.blockedURI}`),
+              );
+            });
+            await p.goto(`${origen}/docs`, { waitUntil: 'load', timeout: 30_000 });
+            await p.waitForSelector(`${op} .opblock-summary`, { timeout: 30_000 });
 
-          await p.click('.scheme-container .auth-wrapper .btn.authorize');
-          await p.waitForSelector('.modal-ux #auth-basic-username', { timeout: 15_000 });
-          await p.type('.modal-ux #auth-basic-username', c.secreto);
-          await p.click('.modal-ux .auth-container:has(#auth-basic-username) button[type="submit"]');
-          await p.waitForSelector('.modal-ux button[aria-label="Remove authorization"]', { timeout: 15_000 });
-          await p.click('.modal-ux .btn-done');
-          await p.waitForSelector('.modal-ux', { hidden: true, timeout: 15_000 });
-          await p.waitForSelector('.scheme-container .auth-wrapper .btn.authorize.locked', {
-            timeout: 15_000,
-          });
+            await p.click('.scheme-container .auth-wrapper .btn.authorize');
+            await p.waitForSelector('.modal-ux #auth-basic-username', { timeout: 15_000 });
+            await p.type('.modal-ux #auth-basic-username', c.secreto);
+            await p.click('.modal-ux .auth-container:has(#auth-basic-username) button[type="submit"]');
+            await p.waitForSelector('.modal-ux button[aria-label="Remove authorization"]', {
+              timeout: 15_000,
+            });
+            await p.click('.modal-ux .btn-done');
+            await p.waitForSelector('.modal-ux', { hidden: true, timeout: 15_000 });
+            await p.waitForSelector('.scheme-container .auth-wrapper .btn.authorize.locked', {
+              timeout: 15_000,
+            });
 
-          await p.click(`${op} .opblock-summary-control`);
-          await p.waitForSelector(`${op} .try-out__btn`, { timeout: 15_000 });
-          await p.click(`${op} .try-out__btn`);
-          await p.waitForSelector(`${op} .execute`, { timeout: 15_000 });
-          await p.click(`${op} .execute`);
-          await p.waitForSelector(`${enVivo} .response-col_status`, { timeout: 30_000 });
-          const texto = (selector: string) => p.$eval(selector, (e) => e.textContent?.trim() ?? '');
-          const visto = {
-            url: await texto(`${op} .request-url pre`),
-            status: await texto(`${enVivo} .response-col_status`),
-            cuerpo: await texto(`${enVivo} .highlight-code code`),
-          };
+            await p.click(`${op} .opblock-summary-control`);
+            await p.waitForSelector(`${op} .try-out__btn`, { timeout: 15_000 });
+            await p.click(`${op} .try-out__btn`);
+            await p.waitForSelector(`${op} .execute`, { timeout: 15_000 });
+            await p.click(`${op} .execute`);
+            await p.waitForSelector(`${enVivo} .response-col_status`, { timeout: 30_000 });
+            const texto = (selector: string) => p.$eval(selector, (e) => e.textContent?.trim() ?? '');
+            const visto = {
+              url: await texto(`${op} .request-url pre`),
+              status: await texto(`${enVivo} .response-col_status`),
+              cuerpo: await texto(`${enVivo} .highlight-code code`),
+            };
 
-          // The whole page, and the operation alone (the page is over 20,000 px tall).
-          if (capturas)
-            for (const { nombre, ancho } of ANCHOS) {
-              await p.setViewport({ width: ancho, height: 900 });
-              await p.screenshot({ path: `${capturas}/docs-${host}-${nombre}.png`, fullPage: true });
-              await (await p.$(op))?.screenshot({ path: `${capturas}/docs-${host}-${nombre}-operacion.png` });
-            }
-          expect({ host, ...visto, erroresCsp }).toEqual({
-            host,
-            url: `${origen}/v1/cuenta`,
-            status: '200',
-            cuerpo: expect.stringContaining('"objeto": "cuenta"'),
-            erroresCsp: [],
-          });
-          // The account of this key, not an example.
-          expect(visto.cuerpo).toContain(`"id": "${c.cuentaId}"`);
-        } finally {
-          await aislado.close();
-        }
-      }
+            // The whole page, and the operation alone (the page is over 20,000 px tall).
+            if (capturas)
+              for (const { nombre, ancho } of ANCHOS) {
+                await p.setViewport({ width: ancho, height: 900 });
+                await p.screenshot({ path: `${capturas}/docs-${host}-${nombre}.png`, fullPage: true });
+                await (
+                  await p.$(op)
+                )?.screenshot({ path: `${capturas}/docs-${host}-${nombre}-operacion.png` });
+              }
+            expect({ host, ...visto, erroresCsp }).toEqual({
+              host,
+              url: `${origen}/v1/cuenta`,
+              status: '200',
+              cuerpo: expect.stringContaining('"objeto": "cuenta"'),
+              erroresCsp: [],
+            });
+            // The account of this key, not an example.
+            expect(visto.cuerpo).toContain(`"id": "${c.cuentaId}"`);
+          } finally {
+            await aislado.close();
+          }
+        }),
+      );
     } finally {
       await navegador.cerrar();
     }
