@@ -22,6 +22,33 @@ beforeEach(async () => {
 const venceEn = (hasta: Date) => tablaCertificados(x.m.almacen).cambiar(x.ids.cert!, { valido_hasta: hasta });
 const vencer = () => venceEn(AHORA);
 
+/** A payment on the PPD invoice `factura`, refused before anything is written: the error, and what was started. */
+async function pagoRechazado(factura: string) {
+  const registrados: unknown[] = [];
+  const registrador: RegistradorPagos = { registrar: async (_a, p) => void registrados.push(p) };
+  const pagos = crearServicioPagos({
+    pagos: x.m.pagos,
+    facturas: x.m.facturas,
+    organizaciones: x.s.organizaciones,
+    catalogos: catalogosPrueba(),
+    timbrador: x.s.timbrador,
+    csdVigente: x.s.csdVigente,
+    registrador,
+    transacciones: x.m.transacciones,
+    ahora: () => x.reloj.ahora,
+  });
+  const e = await rechazoSinEscrituras(x.m, () =>
+    pagos.crear(x.a, {
+      organizacion: x.ids.org,
+      fecha_pago: AHORA.toISOString(),
+      forma_pago: '03',
+      monto: '10.00',
+      facturas_pagadas: [{ factura, imp_pagado: '10.00' }],
+    }),
+  );
+  return { e, registrados };
+}
+
 function esVencido(e: ErrorNegocio, parametro: string) {
   const api = aApiError(e);
   expect([api.status, e.tipo, e.codigo, e.parametro]).toEqual([
@@ -66,28 +93,7 @@ describe('CSD activo vencido', () => {
   it('un pago → 422 certificado_vencido en organizacion, sin escribir ni iniciar su workflow', async () => {
     const ppd = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
     vencer();
-    const registrados: unknown[] = [];
-    const registrador: RegistradorPagos = { registrar: async (_a, p) => void registrados.push(p) };
-    const pagos = crearServicioPagos({
-      pagos: x.m.pagos,
-      facturas: x.m.facturas,
-      organizaciones: x.s.organizaciones,
-      catalogos: catalogosPrueba(),
-      timbrador: x.s.timbrador,
-      csdVigente: x.s.csdVigente,
-      registrador,
-      transacciones: x.m.transacciones,
-      ahora: () => x.reloj.ahora,
-    });
-    const e = await rechazoSinEscrituras(x.m, () =>
-      pagos.crear(x.a, {
-        organizacion: x.ids.org,
-        fecha_pago: AHORA.toISOString(),
-        forma_pago: '03',
-        monto: '10.00',
-        facturas_pagadas: [{ factura: ppd.id, imp_pagado: '10.00' }],
-      }),
-    );
+    const { e, registrados } = await pagoRechazado(ppd.id);
     esVencido(e, 'organizacion');
     expect(registrados).toEqual([]);
   });
@@ -147,27 +153,7 @@ describe('sin CSD activo', () => {
   it('un pago → 422 en organizacion, sin escribir ni iniciar su workflow', async () => {
     const ppd = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
     sinCsd();
-    const registrados: unknown[] = [];
-    const pagos = crearServicioPagos({
-      pagos: x.m.pagos,
-      facturas: x.m.facturas,
-      organizaciones: x.s.organizaciones,
-      catalogos: catalogosPrueba(),
-      timbrador: x.s.timbrador,
-      csdVigente: x.s.csdVigente,
-      registrador: { registrar: async (_a, p) => void registrados.push(p) },
-      transacciones: x.m.transacciones,
-      ahora: () => x.reloj.ahora,
-    });
-    const e = await rechazoSinEscrituras(x.m, () =>
-      pagos.crear(x.a, {
-        organizacion: x.ids.org,
-        fecha_pago: AHORA.toISOString(),
-        forma_pago: '03',
-        monto: '10.00',
-        facturas_pagadas: [{ factura: ppd.id, imp_pagado: '10.00' }],
-      }),
-    );
+    const { e, registrados } = await pagoRechazado(ppd.id);
     esSinCertificado(e, 'organizacion');
     expect(registrados).toEqual([]);
   });
