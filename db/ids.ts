@@ -17,9 +17,13 @@ function base32(bytes: Buffer, largo: number): string {
   return salida;
 }
 
+const MAXIMO_AZAR = (1n << 80n) - 1n;
+let ultimo = { ms: -1, azar: 0n };
+
 /**
  * `prefijo_` + 10 chars of milliseconds + 16 random chars (80 bits). Time-ordered so that keyset
- * pagination by id returns creation order.
+ * pagination by id returns creation order; within one millisecond the random part of this process's next id
+ * counts up from its last one, so ids made in the same millisecond keep their order too.
  */
 export function nuevoId(prefijo: string, ahora = Date.now()): string {
   let t = '';
@@ -28,5 +32,10 @@ export function nuevoId(prefijo: string, ahora = Date.now()): string {
     t = CROCKFORD[ms % 32] + t;
     ms = Math.floor(ms / 32);
   }
-  return `${prefijo}_${t}${base32(randomBytes(10), 16)}`;
+  const azar =
+    ahora === ultimo.ms && ultimo.azar < MAXIMO_AZAR
+      ? ultimo.azar + 1n
+      : BigInt(`0x${randomBytes(10).toString('hex')}`);
+  ultimo = { ms: ahora, azar };
+  return `${prefijo}_${t}${base32(Buffer.from(azar.toString(16).padStart(20, '0'), 'hex'), 16)}`;
 }

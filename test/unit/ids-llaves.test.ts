@@ -9,9 +9,12 @@ describe('identificadores', () => {
     expect(a < b).toBe(true);
   });
 
-  it('no se repiten en el mismo milisegundo', () => {
-    const ids = new Set(Array.from({ length: 5000 }, () => nuevoId('cli', 1)));
-    expect(ids.size).toBe(5000);
+  it('en el mismo milisegundo no se repiten y ordenan en el orden en que se crearon', () => {
+    const ids = Array.from({ length: 5000 }, () => nuevoId('cli', 1));
+    expect(new Set(ids).size).toBe(5000);
+    expect([...ids].sort()).toEqual(ids);
+    // The next millisecond starts from fresh randomness, still after them.
+    expect(nuevoId('cli', 2) > ids.at(-1)!).toBe(true);
   });
 });
 
