@@ -9,6 +9,14 @@ const PAGINA = `<!doctype html>
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>API CFDI — referencia</title>
   <link rel="stylesheet" href="/docs/recursos/swagger-ui.css">
+  <style>
+    /* At phone width, wide tables, code and long schema names scroll or wrap inside their box, not the page. */
+    .swagger-ui .markdown table, .swagger-ui .renderedMarkdown table { display: block; overflow-x: auto; }
+    .swagger-ui .markdown pre, .swagger-ui .renderedMarkdown pre { overflow-x: auto; max-width: 100%; }
+    .swagger-ui .model-container, .swagger-ui .model-box, .swagger-ui .model-title { max-width: 100%; overflow-wrap: anywhere; }
+    .swagger-ui .wrapper { box-sizing: border-box; max-width: 100%; }
+    @media (max-width: 600px) { .swagger-ui table { display: block; overflow-x: auto; } }
+  </style>
 </head>
 <body>
   <div id="referencia"></div>

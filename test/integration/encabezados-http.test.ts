@@ -126,6 +126,9 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
               cuerpo: await texto(`${enVivo} .highlight-code code`),
             };
 
+            // At phone width the page does not scroll sideways (wide tables scroll in their own box).
+            await p.setViewport({ width: 390, height: 900 });
+            const anchoTelefono = await p.evaluate(() => document.documentElement.scrollWidth);
             // The whole page, and the operation alone (the page is over 20,000 px tall).
             if (capturas)
               for (const { nombre, ancho } of ANCHOS) {
@@ -135,12 +138,13 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
                   await p.$(op)
                 )?.screenshot({ path: `${capturas}/docs-${host}-${nombre}-operacion.png` });
               }
-            expect({ host, ...visto, erroresCsp }).toEqual({
+            expect({ host, ...visto, erroresCsp, anchoTelefono }).toEqual({
               host,
               url: `${origen}/v1/cuenta`,
               status: '200',
               cuerpo: expect.stringContaining('"objeto": "cuenta"'),
               erroresCsp: [],
+              anchoTelefono: 390,
             });
             // The account of this key, not an example.
             expect(visto.cuerpo).toContain(`"id": "${c.cuentaId}"`);
