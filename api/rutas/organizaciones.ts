@@ -33,22 +33,30 @@ export function rutasOrganizaciones(s: {
     );
   });
 
+  // Bodies one route each, so each service's parameter is checked against its operation's contract type.
+  r.post('/v1/clientes', async (req, res) => {
+    res.status(201).json(await s.clientes.crear(alcanceDe(req), cuerpo(req, 'crearCliente')));
+  });
+  r.patch('/v1/clientes/:id', async (req, res) => {
+    res.json(await s.clientes.actualizar(alcanceDe(req), req.params.id, cuerpo(req, 'actualizarCliente')));
+  });
+  r.post('/v1/productos', async (req, res) => {
+    res.status(201).json(await s.productos.crear(alcanceDe(req), cuerpo(req, 'crearProducto')));
+  });
+  r.patch('/v1/productos/:id', async (req, res) => {
+    res.json(await s.productos.actualizar(alcanceDe(req), req.params.id, cuerpo(req, 'actualizarProducto')));
+  });
+
   for (const [ruta, servicio, prefijo] of [
     ['clientes', s.clientes, 'cli'],
     ['productos', s.productos, 'prod'],
   ] as const) {
-    r.post(`/v1/${ruta}`, async (req, res) => {
-      res.status(201).json(await servicio.crear(alcanceDe(req), req.body));
-    });
     r.get(`/v1/${ruta}`, async (req, res) => {
       const pagina = leerPagina(req.query, prefijo);
       res.json(lista<{ id: string }>(await servicio.listar(alcanceDe(req), filtros(req.query), pagina)));
     });
     r.get(`/v1/${ruta}/:id`, async (req, res) => {
       res.json(await servicio.obtener(alcanceDe(req), req.params.id));
-    });
-    r.patch(`/v1/${ruta}/:id`, async (req, res) => {
-      res.json(await servicio.actualizar(alcanceDe(req), req.params.id, req.body));
     });
     r.delete(`/v1/${ruta}/:id`, async (req, res) => {
       res.json(await servicio.eliminar(alcanceDe(req), req.params.id));
