@@ -36,6 +36,13 @@ contrato('pagos', (impl) => {
     return { org, f1, f2, cfdi };
   }
 
+  /** A payment of `importe` to each of f1 and f2, still registrando. */
+  const pagoDeAmbas = (a: Alcance, b: { org: string; f1: string; f2: string }, importe = '10') =>
+    nuevoPago(impl(), a, b.org, [
+      { factura: b.f1, imp_pagado: importe },
+      { factura: b.f2, imp_pagado: importe },
+    ]);
+
   /** Registers the payment `pagoId` against f1 then f2 (in that order of the request). */
   async function registrar(
     i: Implementacion,
@@ -122,14 +129,8 @@ contrato('pagos', (impl) => {
   it('an invoice lists its vigente instalments by number', async () => {
     const { a } = await escenario(impl());
     const b = await base(impl(), a);
-    const p1 = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
-    const p2 = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const p1 = await pagoDeAmbas(a, b);
+    const p2 = await pagoDeAmbas(a, b);
     const cfdi2 = await nuevaFactura(impl(), a, b.org, { tipo: 'pago' });
     // The second payment registered first: the list still goes by instalment number.
     await registrar(impl(), a, p2, { ...b, cfdi: cfdi2 }, [2, 2]);
@@ -145,15 +146,9 @@ contrato('pagos', (impl) => {
   it('two vigente rows of one invoice never share an instalment number; a reverted one frees it', async () => {
     const { a } = await escenario(impl());
     const b = await base(impl(), a);
-    const p1 = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const p1 = await pagoDeAmbas(a, b);
     await registrar(impl(), a, p1, b);
-    const p2 = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const p2 = await pagoDeAmbas(a, b);
     const cfdi2 = await nuevaFactura(impl(), a, b.org, { tipo: 'pago' });
     // Not translated by the repository: the ledger step checks the numbers under the invoices' locks.
     expect(await refusal(registrar(impl(), a, p2, { ...b, cfdi: cfdi2 }))).toBe('ER_DUP_ENTRY');
@@ -177,10 +172,7 @@ contrato('pagos', (impl) => {
       error: rechazo,
     });
 
-    const registrado = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const registrado = await pagoDeAmbas(a, b);
     await registrar(impl(), a, registrado, b);
     await impl().transacciones.ejecutar((tx) => impl().repos.pagos.rechazar(tx, a, registrado, rechazo));
     expect(await impl().repos.pagos.obtener(a, registrado)).toMatchObject({
@@ -192,10 +184,7 @@ contrato('pagos', (impl) => {
   it('reverting a payment CFDI gives its amounts back and keeps the rows as history', async () => {
     const { a } = await escenario(impl());
     const b = await base(impl(), a);
-    const id = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const id = await pagoDeAmbas(a, b);
     await registrar(impl(), a, id, b);
     const antes = (await impl().repos.pagos.obtener(a, id))!;
     await dormir(5);
@@ -213,10 +202,7 @@ contrato('pagos', (impl) => {
   it('reverting with a rejection also ends the payment rechazado; an unknown CFDI reverts nothing', async () => {
     const { a } = await escenario(impl());
     const b = await base(impl(), a);
-    const id = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const id = await pagoDeAmbas(a, b);
     await registrar(impl(), a, id, b);
     expect(
       await impl().transacciones.ejecutar((tx) => impl().repos.pagos.revertir(tx, a, nuevoId('fac'))),
@@ -230,10 +216,7 @@ contrato('pagos', (impl) => {
   it('another account or mode never sees, locks, rejects or reverts the payment', async () => {
     const { a, live, otra } = await escenario(impl());
     const b = await base(impl(), a);
-    const id = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '10' },
-      { factura: b.f2, imp_pagado: '10' },
-    ]);
+    const id = await pagoDeAmbas(a, b);
     const pendiente = await nuevoPago(impl(), a, b.org, [{ factura: b.f1, imp_pagado: '10' }]);
     await registrar(impl(), a, id, b);
     const antes = [await impl().repos.pagos.obtener(a, id), await impl().repos.pagos.obtener(a, pendiente)];
@@ -259,13 +242,7 @@ contrato('pagos', (impl) => {
     const otraOrg = await nuevaOrganizacion(impl(), a);
     const f3 = await nuevaFactura(impl(), a, otraOrg);
     const deB = [];
-    for (let i = 0; i < 3; i++)
-      deB.push(
-        await nuevoPago(impl(), a, b.org, [
-          { factura: b.f1, imp_pagado: '1' },
-          { factura: b.f2, imp_pagado: '1' },
-        ]),
-      );
+    for (let i = 0; i < 3; i++) deB.push(await pagoDeAmbas(a, b, '1'));
     await registrar(impl(), a, deB[0]!, b);
     const deOtra = await nuevoPago(impl(), a, otraOrg, [{ factura: f3, imp_pagado: '1' }]);
     const rechazado = await nuevoPago(impl(), a, b.org, [{ factura: b.f1, imp_pagado: '1' }]);
@@ -285,14 +262,8 @@ contrato('pagos', (impl) => {
   it("an invoice's payments, rejected ones included, in id order", async () => {
     const { a } = await escenario(impl());
     const b = await base(impl(), a);
-    const p1 = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '1' },
-      { factura: b.f2, imp_pagado: '1' },
-    ]);
-    const p2 = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '1' },
-      { factura: b.f2, imp_pagado: '1' },
-    ]);
+    const p1 = await pagoDeAmbas(a, b, '1');
+    const p2 = await pagoDeAmbas(a, b, '1');
     const cfdi2 = await nuevaFactura(impl(), a, b.org, { tipo: 'pago' });
     await registrar(impl(), a, p2, { ...b, cfdi: cfdi2 }, [1, 1]);
     await impl().transacciones.ejecutar((tx) => impl().repos.pagos.revertir(tx, a, cfdi2, rechazo));
@@ -309,10 +280,7 @@ contrato('pagos', (impl) => {
   it('the payment CFDI state and UUID come from its invoice', async () => {
     const { a } = await escenario(impl());
     const b = await base(impl(), a);
-    const id = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '1' },
-      { factura: b.f2, imp_pagado: '1' },
-    ]);
+    const id = await pagoDeAmbas(a, b, '1');
     await registrar(impl(), a, id, b);
     const uuid = randomUUID().toUpperCase();
     await impl().transacciones.ejecutar((tx) =>
@@ -358,10 +326,7 @@ contrato('pagos', (impl) => {
     ]);
     await dormir(5);
     const p2 = await nuevoPago(impl(), otra, orgOtra, [{ factura: fOtra, imp_pagado: '1' }]);
-    const registrado = await nuevoPago(impl(), a, b.org, [
-      { factura: b.f1, imp_pagado: '1' },
-      { factura: b.f2, imp_pagado: '1' },
-    ]);
+    const registrado = await pagoDeAmbas(a, b, '1');
     await registrar(impl(), a, registrado, b);
     const mios = [p1, p2, registrado];
     const propios = (l: { id: string }[]) => l.filter((p) => mios.includes(p.id));
