@@ -26,7 +26,18 @@ const contexto = (a: Alcance, huella: Buffer): ContextoBoveda => ({
 
 export function crearIdempotenciaEnMemoria(m: Almacen, boveda: Boveda): RepositorioIdempotencia {
   const tabla = m.tabla<ClaveGuardada>('idempotencia');
-  const vacia = { status: null, cuerpo_cifrado: null, dek_cifrada: null, version_clave: null, recurso: null };
+  // A claimed key, fresh or taken over: in progress, no answer yet.
+  const enCurso = (huella: Uint8Array, ahora: Date) => ({
+    huella: Buffer.from(huella),
+    estado: 'en_curso' as const,
+    status: null,
+    cuerpo_cifrado: null,
+    dek_cifrada: null,
+    version_clave: null,
+    recurso: null,
+    creado_en: ahora,
+    actualizado_en: ahora,
+  });
 
   return porConexion({
     // INSERT IGNORE: the key is claimed only if no row holds it.
@@ -38,11 +49,7 @@ export function crearIdempotenciaEnMemoria(m: Almacen, boveda: Boveda): Reposito
         cuenta_id: a.cuentaId,
         modo: a.modo,
         clave,
-        huella: Buffer.from(huella),
-        estado: 'en_curso',
-        ...vacia,
-        creado_en: ahora,
-        actualizado_en: ahora,
+        ...enCurso(huella, ahora),
       });
       return true;
     },
@@ -71,13 +78,7 @@ export function crearIdempotenciaEnMemoria(m: Almacen, boveda: Boveda): Reposito
       const r = tabla.buscar(id);
       if (!r || r.actualizado_en.getTime() !== leida.actualizado_en.getTime() || r.estado !== leida.estado)
         return false;
-      tabla.cambiar(id, {
-        huella: Buffer.from(huella),
-        estado: 'en_curso',
-        ...vacia,
-        creado_en: ahora,
-        actualizado_en: ahora,
-      });
+      tabla.cambiar(id, enCurso(huella, ahora));
       return true;
     },
     async completar(a, clave, huella, status, cuerpo, ahora) {
