@@ -1,12 +1,11 @@
 import { aApiError } from '../../api/middleware/manejador-errores';
 import type { ErrorNegocio } from '../../dominio/errores';
-import { crearServicioPagos, type RegistradorPagos } from '../../servicios/pagos';
+import type { RegistradorPagos } from '../../servicios/pagos';
 import { CSD_VALIDO } from '../support/certificados';
 import { tablaFacturas } from '../support/memoria';
 import { tablaCertificados } from '../support/memoria/certificados';
 import {
   AHORA,
-  catalogosPrueba,
   crearEntornoActividades,
   rechazoSinEscrituras,
   solicitudFactura,
@@ -26,17 +25,7 @@ const vencer = () => venceEn(AHORA);
 async function pagoRechazado(factura: string) {
   const registrados: unknown[] = [];
   const registrador: RegistradorPagos = { registrar: async (_a, p) => void registrados.push(p) };
-  const pagos = crearServicioPagos({
-    pagos: x.m.pagos,
-    facturas: x.m.facturas,
-    organizaciones: x.s.organizaciones,
-    catalogos: catalogosPrueba(),
-    timbrador: x.s.timbrador,
-    csdVigente: x.s.csdVigente,
-    registrador,
-    transacciones: x.m.transacciones,
-    ahora: () => x.reloj.ahora,
-  });
+  const pagos = x.servicioPagos(registrador);
   const e = await rechazoSinEscrituras(x.m, () =>
     pagos.crear(x.a, {
       organizacion: x.ids.org,

@@ -1,15 +1,9 @@
-import type { RegistradorPagos } from '../../servicios/pagos';
-import { crearServicioPagos, type PagoNuevo } from '../../servicios/pagos';
-import {
-  crearEntornoActividades,
-  catalogosPrueba,
-  errorNegocio,
-  rechazoSinEscrituras,
-} from '../support/memoria/servicios';
+import type { PagoNuevo, RegistradorPagos, ServicioPagos } from '../../servicios/pagos';
+import { crearEntornoActividades, errorNegocio, rechazoSinEscrituras } from '../support/memoria/servicios';
 
 let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
 let llamadas: Parameters<RegistradorPagos['registrar']>[1][];
-let servicio: ReturnType<typeof crearServicioPagos>;
+let servicio: ServicioPagos;
 let rechazoPac: { codigo: string; mensaje: string } | undefined;
 
 /**
@@ -20,30 +14,20 @@ beforeEach(async () => {
   x = await crearEntornoActividades();
   llamadas = [];
   rechazoPac = undefined;
-  servicio = crearServicioPagos({
-    pagos: x.m.pagos,
-    facturas: x.m.facturas,
-    organizaciones: x.s.organizaciones,
-    catalogos: catalogosPrueba(),
-    timbrador: x.s.timbrador,
-    csdVigente: x.s.csdVigente,
-    transacciones: x.m.transacciones,
-    ahora: () => x.reloj.ahora,
-    registrador: {
-      async registrar(a, pago) {
-        llamadas.push(pago);
-        const paso = await x.act.registrarPagoEnLibro({
-          pagoId: pago.id,
-          cuentaId: a.cuentaId,
-          modo: a.modo,
-        });
-        if (paso.estado !== 'registrado') return;
-        if (rechazoPac) {
-          await x.act.registrarRechazo(x.entrada(paso.facturaPagoId), rechazoPac);
-          return;
-        }
-        await x.s.timbrador.timbrar(a, { id: paso.facturaPagoId, organizacionId: pago.organizacionId });
-      },
+  servicio = x.servicioPagos({
+    async registrar(a, pago) {
+      llamadas.push(pago);
+      const paso = await x.act.registrarPagoEnLibro({
+        pagoId: pago.id,
+        cuentaId: a.cuentaId,
+        modo: a.modo,
+      });
+      if (paso.estado !== 'registrado') return;
+      if (rechazoPac) {
+        await x.act.registrarRechazo(x.entrada(paso.facturaPagoId), rechazoPac);
+        return;
+      }
+      await x.s.timbrador.timbrar(a, { id: paso.facturaPagoId, organizacionId: pago.organizacionId });
     },
   });
 });

@@ -11,6 +11,7 @@ import type { FacturaNueva } from '../../../servicios/facturas/armar';
 import { crearServicioLlaves } from '../../../servicios/llaves';
 import { crearServicioOrganizaciones } from '../../../servicios/organizaciones';
 import { crearServicioProductos } from '../../../servicios/productos';
+import { crearServicioPagos, type RegistradorPagos } from '../../../servicios/pagos';
 import { crearServicioWebhooks } from '../../../servicios/webhooks';
 import type { Resolver } from '../../../webhooks/red';
 import { catalogosCsv } from '../catalogos-csv';
@@ -242,6 +243,19 @@ export async function crearEntornoActividades() {
     });
     return { pagoId: id, cuentaId: a.cuentaId, modo: a.modo };
   };
+  /** The payments service over these fakes; `registrador` stands for the payment workflow's start. */
+  const servicioPagos = (registrador: RegistradorPagos) =>
+    crearServicioPagos({
+      pagos: s.m.pagos,
+      facturas: s.m.facturas,
+      organizaciones: s.organizaciones,
+      catalogos: catalogosPrueba(),
+      timbrador: s.timbrador,
+      csdVigente: s.csdVigente,
+      registrador,
+      transacciones: s.m.transacciones,
+      ahora: () => reloj.ahora,
+    });
   return {
     s,
     m: s.m,
@@ -255,6 +269,7 @@ export async function crearEntornoActividades() {
     entrada,
     facturar,
     pedirPago,
+    servicioPagos,
     temporal,
     metricas,
   };
