@@ -1,7 +1,6 @@
 import { createPrivateKey, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { Writable } from 'node:stream';
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { crearLogger } from '../../log/logger';
@@ -9,6 +8,7 @@ import { generarCsd } from '../support/certificados';
 import { CLIENTE, habilitarLive, nuevaCuenta, ORGANIZACION, PRODUCTO } from '../support/cuentas';
 import { esperar, facturaNueva } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
+import { receptorWebhooks } from '../support/receptor-webhooks';
 
 /**
  * Secrets audit (issue 13, point 7): a full run of the real stack, then every place a secret could end up
@@ -153,25 +153,6 @@ function fila(f: Record<string, unknown>): Buffer {
   );
 }
 
-/** A loopback webhook receiver that keeps every request's headers and bytes. */
-async function receptor() {
-  const recibidas: { encabezados: IncomingHttpHeaders; cuerpo: Buffer }[] = [];
-  const servidor: Server = createServer((req, res) => {
-    const partes: Buffer[] = [];
-    req.on('data', (p: Buffer) => partes.push(p));
-    req.on('end', () => {
-      recibidas.push({ encabezados: req.headers, cuerpo: Buffer.concat(partes) });
-      res.writeHead(200, { 'content-type': 'text/plain' }).end('ok');
-    });
-  });
-  await new Promise<void>((r) => servidor.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(servidor.address() as AddressInfo).port}/hook`,
-    recibidas,
-    cerrar: () => new Promise<void>((r) => servidor.close(() => r())),
-  };
-}
-
 interface Respuesta {
   status: number;
   body: any;
@@ -248,7 +229,7 @@ describe('auditoría de secretos: ningún secreto en registros, respuestas, tabl
       };
     process.stdout.write = capturar(escribirOut) as typeof process.stdout.write;
     process.stderr.write = capturar(escribirErr) as typeof process.stderr.write;
-    const r = await receptor();
+    const r = await receptorWebhooks();
     try {
       pila = await iniciarPila({
         logger: crearLogger('auditoria', 'trace', destino),

@@ -1,6 +1,4 @@
 import { writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { Writable } from 'node:stream';
 import fc from 'fast-check';
 import { crearLogger } from '../../log/logger';
@@ -21,6 +19,7 @@ import {
   type SolicitudAbstracta,
 } from '../support/fuzz-openapi';
 import { iniciarPila, type Pila } from '../support/pila';
+import { receptorWebhooks } from '../support/receptor-webhooks';
 
 /**
  * Generated hostile input against every operation of openapi.yaml (issue 13, point 5). Properties: no 5xx, every
@@ -44,20 +43,6 @@ interface Hallazgo {
   recibida?: Recibida;
   detalle: string;
   registro: string[];
-}
-
-/** A receiver for the run's webhooks: answers 200, and 500 to every third delivery. */
-async function receptor() {
-  let n = 0;
-  const servidor: Server = createServer((req, res) => {
-    req.resume();
-    req.on('end', () => res.writeHead(++n % 3 === 0 ? 500 : 200).end('ok'));
-  });
-  await new Promise<void>((r) => servidor.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(servidor.address() as AddressInfo).port}/hook`,
-    cerrar: () => new Promise<void>((r) => servidor.close(() => r())),
-  };
 }
 
 const mostrarCuerpo = (b?: Buffer) => {
@@ -105,7 +90,7 @@ function informe(hallazgos: Hallazgo[], resumen: string, estados: Map<string, Ma
 
 describe('fuzz de contrato: entradas generadas desde openapi.yaml', () => {
   let pila: Pila;
-  let hook: Awaited<ReturnType<typeof receptor>>;
+  let hook: Awaited<ReturnType<typeof receptorWebhooks>>;
   let c: Awaited<ReturnType<typeof cuentaLista>>;
   const pools: Pools = new Map();
   // Warnings and errors of the API and worker, to attach the log line of a 5xx to its finding.
@@ -132,7 +117,8 @@ describe('fuzz de contrato: entradas generadas desde openapi.yaml', () => {
       programaEntregasS: [0, 2, 4, 6, 8],
       graciaDespachoMs: 0,
     });
-    hook = await receptor();
+    // The run's webhooks: 200, and 500 to every third delivery.
+    hook = await receptorWebhooks((n) => (n % 3 === 0 ? 500 : 200));
     c = await cuentaLista(pila);
     const h = c.http;
 

@@ -1,8 +1,6 @@
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import {
@@ -19,6 +17,7 @@ import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO, DIRECTORIO_CSD_SAT } from '.
 import { CLIENTE, nuevaCuenta, ORGANIZACION } from '../support/cuentas';
 import { esperar } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
+import { receptorWebhooks } from '../support/receptor-webhooks';
 
 const SDK = join(__dirname, '..', '..', 'sdk');
 const ejecutar = promisify(execFile);
@@ -35,25 +34,6 @@ const empaque = (async () => {
   (r) => ({ r }),
   (error: unknown) => ({ error }),
 );
-
-/** A webhook receiver on loopback keeping each request's raw bytes and headers. */
-async function receptor() {
-  const recibidas: { cuerpo: Buffer; encabezados: IncomingHttpHeaders }[] = [];
-  const servidor = createServer((req, res) => {
-    const partes: Buffer[] = [];
-    req.on('data', (p: Buffer) => partes.push(p));
-    req.on('end', () => {
-      recibidas.push({ cuerpo: Buffer.concat(partes), encabezados: req.headers });
-      res.writeHead(200).end('ok');
-    });
-  });
-  await new Promise<void>((r) => servidor.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(servidor.address() as AddressInfo).port}/webhooks/cfdi`,
-    recibidas,
-    cerrar: () => new Promise<void>((r) => servidor.close(() => r())),
-  };
-}
 
 const facturaNueva = (organizacion: string, extra: Partial<FacturaNueva> = {}): FacturaNueva => ({
   organizacion,
@@ -78,9 +58,9 @@ const facturaNueva = (organizacion: string, extra: Partial<FacturaNueva> = {}): 
 describe('SDK de punta a punta contra la pila real', () => {
   let pila: Pila;
   let sdk: ClienteCfdi;
-  let hook: Awaited<ReturnType<typeof receptor>>;
+  let hook: Awaited<ReturnType<typeof receptorWebhooks>>;
   beforeAll(async () => {
-    [pila, hook] = await Promise.all([iniciarPila({ graciaDespachoMs: 0 }), receptor()]);
+    [pila, hook] = await Promise.all([iniciarPila({ graciaDespachoMs: 0 }), receptorWebhooks()]);
     const cuenta = await nuevaCuenta(pila.db, pila.url);
     sdk = new ClienteCfdi({ llave: cuenta.secreto, urlBase: pila.url });
   });

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingHttpHeaders } from 'node:http';
 import { join } from 'node:path';
 import { runInNewContext } from 'node:vm';
 import { nuevoId } from '../../db/ids';
@@ -14,36 +13,8 @@ import { reintentarAhora } from '../../workflows/pasos';
 import { clienteHttp } from '../support/cliente-http';
 import { CLIENTE, habilitarLive, llaveLiveDirecta, nuevaCuenta, ORGANIZACION } from '../support/cuentas';
 import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
+import { receptorWebhooks } from '../support/receptor-webhooks';
 import { iniciarPila, type Pila } from '../support/pila';
-
-/** What a receiver saw of one request: the exact bytes, the headers, when. */
-interface Recibida {
-  cuerpo: Buffer;
-  encabezados: IncomingHttpHeaders;
-  en: number;
-}
-
-/** A real HTTP receiver on loopback; `responder` picks the status of the n-th request (1-based). */
-async function receptor(responder: (n: number) => number | Promise<number> = () => 200) {
-  const recibidas: Recibida[] = [];
-  const servidor: Server = createServer((req, res) => {
-    const partes: Buffer[] = [];
-    req.on('data', (p: Buffer) => partes.push(p));
-    req.on('end', () => {
-      recibidas.push({ cuerpo: Buffer.concat(partes), encabezados: req.headers, en: Date.now() });
-      void Promise.resolve(responder(recibidas.length)).then((status) => {
-        if (!res.destroyed)
-          res.writeHead(status, { 'content-type': 'text/plain' }).end(`respuesta ${status}`);
-      });
-    });
-  });
-  await new Promise<void>((r) => servidor.listen(0, '127.0.0.1', r));
-  return {
-    url: `http://127.0.0.1:${(servidor.address() as AddressInfo).port}/hook`,
-    recibidas,
-    cerrar: () => new Promise<void>((r) => servidor.close(() => r())),
-  };
-}
 
 /** The README's verification snippet, run as the README shows it (a CommonJS block). */
 function snippetDelReadme(): {
@@ -90,7 +61,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
     }, ms);
 
   it('falla 4 veces y responde 200 a la 5.ª: exactamente 5 intentos a los tiempos del programa, todos en el registro', async () => {
-    const r = await receptor((n) => (n < 5 ? 500 : 200));
+    const r = await receptorWebhooks((n) => (n < 5 ? 500 : 200));
     try {
       const { c, w } = await conWebhook(r.url);
       const ev = await borrador(c);
@@ -196,7 +167,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('siempre falla: fallida tras el 5.º intento, y su workflow termina Failed con los atributos de búsqueda', async () => {
-    const r = await receptor(() => 503);
+    const r = await receptorWebhooks(() => 503);
     try {
       const { c, w } = await conWebhook(r.url);
       const ev = await borrador(c);
@@ -228,7 +199,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('un receptor que responde a los 11 s cuenta como fallo (plazo de 10 s para todo el intercambio)', async () => {
-    const r = await receptor(async (n) => {
+    const r = await receptorWebhooks(async (n) => {
       if (n === 1) await new Promise((res) => setTimeout(res, 11_000));
       return 200;
     });
@@ -247,8 +218,8 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   }, 90_000);
 
   it('ningún webhook de otra cuenta ni de otro modo recibe el evento', async () => {
-    const propio = await receptor();
-    const ajeno = await receptor();
+    const propio = await receptorWebhooks();
+    const ajeno = await receptorWebhooks();
     try {
       const { c, w } = await conWebhook(propio.url);
       const otra = await cuentaLista(pila);
@@ -362,7 +333,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('modo live: cada intento revisa la dirección resuelta; un webhook que hoy apunta a loopback no recibe nada', async () => {
-    const r = await receptor();
+    const r = await receptorWebhooks();
     try {
       const c = await nuevaCuenta(pila.db, pila.url);
       await habilitarLive(pila.db, c.cuentaId);
@@ -400,7 +371,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('un evento escrito con el worker detenido se entrega cuando vuelve', async () => {
-    const r = await receptor();
+    const r = await receptorWebhooks();
     try {
       const { c } = await conWebhook(r.url);
       await pila.detenerWorker();
@@ -423,7 +394,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('un evento que nadie despachó (Temporal caído al confirmar) lo entrega el reconciliador de la Temporal Schedule', async () => {
-    const r = await receptor();
+    const r = await receptorWebhooks();
     const prefijo = `prueba-${nuevoId('x')}`;
     try {
       const { c } = await conWebhook(r.url, ['pago.creado']);
@@ -465,7 +436,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('reenvío: una entrega nueva del mismo evento, también a un webhook creado después', async () => {
-    const r = await receptor();
+    const r = await receptorWebhooks();
     try {
       const c = await cuentaLista(pila);
       const ev = await borrador(c);
@@ -500,7 +471,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('desactivar o eliminar un webhook detiene sus entregas pendientes', async () => {
-    const r = await receptor(() => 500);
+    const r = await receptorWebhooks(() => 500);
     try {
       for (const detener of ['desactivar', 'eliminar'] as const) {
         const { c, w } = await conWebhook(r.url);
@@ -532,7 +503,7 @@ describe('webhooks: entregas durables, firmadas y registradas', () => {
   });
 
   it('rotar el secreto: durante el solape firman los dos; el nuevo se muestra una sola vez', async () => {
-    const r = await receptor();
+    const r = await receptorWebhooks();
     try {
       const { c, w } = await conWebhook(r.url);
       const conCuerpo = await c.http.post(`/v1/webhooks/${w.id}/rotar_secreto`, { x: 1 });
@@ -567,7 +538,7 @@ describe('webhooks: el programa por defecto de la especificación', () => {
   afterAll(() => pila.detener());
 
   it('la historia registrada programa los intentos a 300, 1800, 7200 y 86400 s del primero', async () => {
-    const r = await receptor(() => 500);
+    const r = await receptorWebhooks(() => 500);
     try {
       const c = await cuentaLista(pila);
       const w = (await c.http.post('/v1/webhooks', { url: r.url, eventos_suscritos: ['factura.creada'] }))
