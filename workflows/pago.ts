@@ -5,13 +5,12 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
-  setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Actividades } from '../activities';
 import type { EntradaPago } from '../activities/pagos';
 import { ATRIBUTOS } from './atributos';
-import { CANCELABLE, crearEsperas, pasoAcotado } from './pasos';
+import { CANCELABLE, crearEsperas, pasoAcotado, responderEspera } from './pasos';
 import { generarPdf, timbrarAcotado, timbrarConPasos, type ResultadoTimbrado } from './timbrado';
 
 // registrarPago's patches stay, for the reason given in workflows/timbrado.ts: nothing starts that type any
@@ -46,17 +45,6 @@ const libroRemoto = proxyActivities<Actividades>({
   ...CANCELABLE,
 });
 
-/** A payment's bounded wait for the API, answered once the outcome is known. */
-function responderEspera() {
-  // Set once, read by the update handler (which may run before it is set).
-  const fin: { resultado?: ResultadoPago } = {};
-  setHandler(esperarPago, async () => {
-    await condition(() => fin.resultado !== undefined);
-    return fin.resultado!;
-  });
-  return fin;
-}
-
 /**
  * The payments started before registrarPagoV2 (workflow id `pago:<pago>`): nothing starts it any more; kept so
  * running ones finish. The ledger step, then its payment CFDI through the stamping path of the same era, then
@@ -64,7 +52,7 @@ function responderEspera() {
  */
 export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
   const esperas = crearEsperas();
-  const fin = responderEspera();
+  const fin = responderEspera(esperarPago);
 
   const paso = patched(PARCHE_LIBRO_ACOTADO)
     ? (
@@ -109,7 +97,7 @@ export async function registrarPago(e: EntradaPago): Promise<ResultadoPago> {
  */
 export async function registrarPagoV2(e: EntradaPago): Promise<ResultadoPago> {
   const esperas = crearEsperas();
-  const fin = responderEspera();
+  const fin = responderEspera(esperarPago);
   const libro = await pasoAcotado(
     'libro',
     esperas,

@@ -1,7 +1,8 @@
-import type { SearchAttributePair } from '@temporalio/common';
+import type { SearchAttributePair, UpdateDefinition } from '@temporalio/common';
 import {
   ActivityCancellationType,
   CancellationScope,
+  condition,
   defineUpdate,
   setHandler,
   upsertSearchAttributes,
@@ -13,6 +14,19 @@ import { ATRIBUTOS } from './atributos';
  * fresh attempt at once. Answers whether there was a wait to cut short.
  */
 export const reintentarAhora = defineUpdate<boolean>('reintentarAhora');
+
+/**
+ * The API's bounded wait on a run (`esperarTimbrado`, `esperarPago`): answered once the run sets `resultado`.
+ * The update may arrive before that, even with the run's first task.
+ */
+export function responderEspera<R>(espera: UpdateDefinition<R, []>) {
+  const fin: { resultado?: R } = {};
+  setHandler(espera, async () => {
+    await condition(() => fin.resultado !== undefined);
+    return fin.resultado!;
+  });
+  return fin;
+}
 
 /** Regular activities a retry-now may cancel: a cancelled one in backoff ends at once, a running one first ends. */
 export const CANCELABLE = {

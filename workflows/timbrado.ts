@@ -6,13 +6,12 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
-  setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Actividades } from '../activities';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
-import { CANCELABLE, crearEsperas, pasoAcotado, type Esperas } from './pasos';
+import { CANCELABLE, crearEsperas, pasoAcotado, responderEspera, type Esperas } from './pasos';
 import { REINTENTO_PAC } from './reintentos';
 
 export type ResultadoTimbrado = 'timbrada' | 'fallido';
@@ -201,17 +200,6 @@ export async function generarPdf(e: EntradaTimbrado): Promise<void> {
   if (!patched(PARCHE_PDF_APARTE)) await pdf.generarPdf(e);
 }
 
-/** A stamping's bounded wait for the API, answered once the outcome is known; the run then ends. */
-function responderEspera() {
-  // Set once, read by the update handler (which may run before it is set).
-  const fin: { resultado?: ResultadoTimbrado } = {};
-  setHandler(esperarTimbrado, async () => {
-    await condition(() => fin.resultado !== undefined);
-    return fin.resultado!;
-  });
-  return fin;
-}
-
 /**
  * The stamping of invoices started before timbrarFacturaV2 (workflow id `timbrado:<factura>`): nothing starts
  * it any more; kept so running ones finish. Seal, pre-validate, stamp exactly once, render the PDF (or, since
@@ -219,7 +207,7 @@ function responderEspera() {
  */
 export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
   const esperas = crearEsperas();
-  const fin = responderEspera();
+  const fin = responderEspera(esperarTimbrado);
   const resultado = await timbrarConPasos(e, esperas);
   fin.resultado = resultado;
   if (resultado === 'timbrada') await generarPdf(e);
@@ -235,7 +223,7 @@ export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbr
  */
 export async function timbrarFacturaV2(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
   const esperas = crearEsperas();
-  const fin = responderEspera();
+  const fin = responderEspera(esperarTimbrado);
   const resultado = await timbrarAcotado(e, esperas, { referencias: true });
   fin.resultado = resultado;
   await condition(allHandlersFinished);
