@@ -20,7 +20,8 @@ const LATIDO_MS = 5_000;
 function conLatidos<T>(trabajo: Promise<T>): Promise<T> {
   const ctx = Context.current();
   if (ctx.info.isLocal) return trabajo;
-  ctx.heartbeat();
+  // The server times the heartbeat from the start: no heartbeat before the first interval (a render usually ends
+  // sooner, and each heartbeat is a call and a write on the server).
   const reloj = setInterval(() => ctx.heartbeat(), LATIDO_MS);
   return trabajo.finally(() => clearInterval(reloj));
 }

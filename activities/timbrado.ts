@@ -28,6 +28,8 @@ export interface EntradaTimbrado {
   modo: Modo;
   /** The request that started the operation (ids only), named by the events the worker writes for it. */
   origen?: Origen;
+  /** The stamping workflow renders the PDF itself (timbrarFacturaV3): the step that stores the stamp hands nothing over. */
+  pdfEnElFlujo?: boolean;
 }
 
 /**
@@ -36,7 +38,7 @@ export interface EntradaTimbrado {
  */
 export type Paso =
   | { estado: 'listo' | 'timbrada'; referencias?: string[] }
-  | { estado: 'rechazado'; error: ErrorTimbrado };
+  | { estado: 'rechazado'; error: ErrorTimbrado; referencias?: string[] };
 
 /** The RFCs, serie-folio and UUID of an invoice, as ops know it (no amounts, names or addresses). */
 export function referenciasDe(f: FilaFactura): string[] {
@@ -109,11 +111,12 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
 
   /**
    * Every step that reports a CFDI stamped (just now, or found so by a retry or a new run) has handed its PDF to
-   * the PDF workflow first: idempotent, one workflow per invoice. A failed hand-over fails the step, which is
-   * retried and finds the stamp.
+   * the PDF workflow first, unless its own workflow renders it (timbrarFacturaV3): idempotent, one workflow per
+   * invoice. A failed hand-over fails the step, which is retried and finds the stamp.
    */
   async function timbrada(e: EntradaTimbrado, referencias: string[]): Promise<Paso> {
-    await d.colaPdf.encolar({ facturaId: e.facturaId, cuentaId: e.cuentaId, modo: e.modo });
+    if (!e.pdfEnElFlujo)
+      await d.colaPdf.encolar({ facturaId: e.facturaId, cuentaId: e.cuentaId, modo: e.modo });
     return { estado: 'timbrada', referencias };
   }
 
@@ -129,99 +132,147 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       .catch(() => undefined);
   }
 
+  /** The invoice as the steps read it; `contado`: its PAC attempt is already counted by this activity. */
+  type Cargada = NonNullable<Awaited<ReturnType<typeof cargar>>> & { contado?: boolean };
+
+  /**
+   * Seals the loaded invoice unless it already is sealed or stamped. `contar`: the seal's write also counts the
+   * PAC attempt that follows in the same activity (one write instead of two). Answers `listo` with the sealed
+   * invoice: the one written by this call, or by a concurrent one that won.
+   */
+  async function preparar(e: EntradaTimbrado, f: Cargada, contar: boolean): Promise<Paso & { f?: Cargada }> {
+    const a = alcanceSistema(e);
+    const referencias = referenciasDe(f);
+    if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referencias);
+    if (f.xmlSellado) return { estado: 'listo', referencias, f };
+
+    const cert = await d.certificados.activoConSecretos(a, f.organizacion_id);
+    if (!cert) {
+      return {
+        estado: 'rechazado',
+        referencias,
+        error: {
+          codigo: 'sin_certificado_activo',
+          mensaje: 'La organización no tiene un certificado (CSD) activo: súbalo con POST /v1/certificados.',
+          paso: 'certificado',
+        },
+      };
+    }
+    if (new Date(cert.valido_hasta).getTime() <= ahora().getTime()) {
+      return {
+        estado: 'rechazado',
+        referencias,
+        error: {
+          codigo: 'certificado_vencido',
+          mensaje: mensajeCertificadoVencido(cert),
+          paso: 'certificado',
+        },
+      };
+    }
+    const doc = f.documento;
+    const fecha = fechaCfdi(ahora(), doc.huso_horario);
+    const paso = pasoDefinitivo('comprobante_invalido', 'No se pudo construir o sellar el CFDI', () => {
+      const { llave, certificado } = abrirCsd(e, cert);
+      const nodo = comprobanteSinSello(doc, fecha, certificado);
+      const [violacion] = validarComprobante(nodo, d.catalogos, { ahora: ahora() });
+      if (violacion) return { violacion };
+      return { xml: sellarComprobante(nodo, llave).xml, noCertificado: certificado.noCertificado };
+    });
+    if (!paso.ok) return { estado: 'rechazado', referencias, error: { ...paso.error, paso: 'sellado' } };
+    const r = paso.valor;
+    if ('violacion' in r) {
+      const v = r.violacion!;
+      return {
+        estado: 'rechazado',
+        referencias,
+        error: { codigo: v.sat ?? v.codigo, mensaje: v.mensaje, paso: 'validacion' },
+      };
+    }
+    const sello = {
+      xml: r.xml,
+      noCertificado: r.noCertificado,
+      documento: { ...doc, entrada: { ...doc.entrada, fecha } },
+    };
+    const escrito = await d.facturas.guardarSello(a, e.facturaId, sello, { contarIntento: contar });
+    // Sealed by a concurrent attempt first: its XML is the one to send (and its attempt is not counted yet).
+    if (!escrito) return { estado: 'listo', referencias, f: contar ? await cargar(e) : undefined };
+    return {
+      estado: 'listo',
+      referencias,
+      f: {
+        ...f,
+        xmlSellado: r.xml,
+        documento: sello.documento,
+        timbrado_intentos: f.timbrado_intentos,
+        contado: contar,
+      },
+    };
+  }
+
+  /**
+   * Sends the sealed XML of the loaded invoice to the PAC. Exactly once: when an earlier attempt was counted,
+   * this one first asks the PAC whether that exact XML was already stamped (a lost answer), and the PAC itself
+   * answers a repeated stamp with the original one.
+   */
+  async function enviar(e: EntradaTimbrado, f: Cargada): Promise<Paso> {
+    const a = alcanceSistema(e);
+    if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referenciasDe(f));
+    const xml = f.xmlSellado;
+    if (!xml) throw new Error(`factura ${e.facturaId} sin XML sellado`);
+    if (!f.contado) await d.facturas.contarIntento(a, e.facturaId);
+    const pac = d.pacPara(e.modo);
+    const ctx = Context.current();
+    // Heartbeats while the PAC works: a worker that dies mid-call is noticed in seconds, not at the timeout.
+    // (A local activity has none: its workflow task's timeout covers it.)
+    const latido = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1000);
+    let r: ResultadoTimbrado;
+    try {
+      // Any earlier attempt (local or not, in this worker or a dead one) may have reached the PAC.
+      const previo = f.timbrado_intentos > 0 ? await pac.consultarTimbre(xml) : undefined;
+      r = previo?.tipo === 'timbrado' ? previo : await pac.timbrar(xml);
+    } catch (err) {
+      // Transient (Temporal retries it): the invoice shows why it is still pending.
+      await anotarTransitorio(e, err);
+      throw err;
+    } finally {
+      if (latido) clearInterval(latido);
+    }
+    if (r.tipo === 'rechazado')
+      return {
+        estado: 'rechazado',
+        referencias: referenciasDe(f),
+        error: { codigo: r.codigo, mensaje: r.mensaje, paso: 'pac' },
+      };
+    return registrarTimbre(e, f, r);
+  }
+
+  const sinFila = ({ f: _f, ...p }: Paso & { f?: Cargada }): Paso => p;
+
   return {
     /**
      * Builds and seals the CFDI once (the sealed XML is kept, so every retry sends the same bytes) and runs
      * every locally checkable SAT rule: an invoice the PAC would reject never reaches it.
      */
     async prepararTimbrado(e: EntradaTimbrado): Promise<Paso> {
-      const a = alcanceSistema(e);
-      const f = await cargar(e);
-      const referencias = referenciasDe(f);
-      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referencias);
-      if (f.xmlSellado) return { estado: 'listo', referencias };
-
-      const cert = await d.certificados.activoConSecretos(a, f.organizacion_id);
-      if (!cert) {
-        return {
-          estado: 'rechazado',
-          error: {
-            codigo: 'sin_certificado_activo',
-            mensaje:
-              'La organización no tiene un certificado (CSD) activo: súbalo con POST /v1/certificados.',
-            paso: 'certificado',
-          },
-        };
-      }
-      if (new Date(cert.valido_hasta).getTime() <= ahora().getTime()) {
-        return {
-          estado: 'rechazado',
-          error: {
-            codigo: 'certificado_vencido',
-            mensaje: mensajeCertificadoVencido(cert),
-            paso: 'certificado',
-          },
-        };
-      }
-      const doc = f.documento;
-      const fecha = fechaCfdi(ahora(), doc.huso_horario);
-      const paso = pasoDefinitivo('comprobante_invalido', 'No se pudo construir o sellar el CFDI', () => {
-        const { llave, certificado } = abrirCsd(e, cert);
-        const nodo = comprobanteSinSello(doc, fecha, certificado);
-        const [violacion] = validarComprobante(nodo, d.catalogos, { ahora: ahora() });
-        if (violacion) return { violacion };
-        return { xml: sellarComprobante(nodo, llave).xml, noCertificado: certificado.noCertificado };
-      });
-      if (!paso.ok) return { estado: 'rechazado', error: { ...paso.error, paso: 'sellado' } };
-      const r = paso.valor;
-      if ('violacion' in r) {
-        const v = r.violacion!;
-        return {
-          estado: 'rechazado',
-          error: { codigo: v.sat ?? v.codigo, mensaje: v.mensaje, paso: 'validacion' },
-        };
-      }
-      await d.facturas.guardarSello(a, e.facturaId, {
-        xml: r.xml,
-        noCertificado: r.noCertificado,
-        documento: { ...doc, entrada: { ...doc.entrada, fecha } },
-      });
-      return { estado: 'listo', referencias };
+      return sinFila(await preparar(e, await cargar(e), false));
     },
 
     /**
-     * Sends the sealed XML to the PAC. Exactly once: when an earlier attempt was counted, this one first asks
-     * the PAC whether that exact XML was already stamped (a lost answer), and the PAC itself answers a
-     * repeated stamp with the original one.
-     * Transport failures throw, so Temporal retries with backoff; a rejection is an answer, not a failure.
+     * Sends the sealed XML to the PAC (exactly once, see `enviar`). Transport failures throw, so Temporal
+     * retries with backoff; a rejection is an answer, not a failure.
      */
     async enviarAlPac(e: EntradaTimbrado): Promise<Paso> {
-      const a = alcanceSistema(e);
-      const f = await cargar(e);
-      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referenciasDe(f));
-      const xml = f.xmlSellado;
-      if (!xml) throw new Error(`factura ${e.facturaId} sin XML sellado`);
-      await d.facturas.contarIntento(a, e.facturaId);
-      const pac = d.pacPara(e.modo);
-      const ctx = Context.current();
-      // Heartbeats while the PAC works: a worker that dies mid-call is noticed in seconds, not at the timeout.
-      // (A local activity has none: its workflow task's timeout covers it.)
-      const latido = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1000);
-      let r: ResultadoTimbrado;
-      try {
-        // Any earlier attempt (local or not, in this worker or a dead one) may have reached the PAC.
-        const previo = f.timbrado_intentos > 0 ? await pac.consultarTimbre(xml) : undefined;
-        r = previo?.tipo === 'timbrado' ? previo : await pac.timbrar(xml);
-      } catch (err) {
-        // Transient (Temporal retries it): the invoice shows why it is still pending.
-        await anotarTransitorio(e, err);
-        throw err;
-      } finally {
-        if (latido) clearInterval(latido);
-      }
-      if (r.tipo === 'rechazado')
-        return { estado: 'rechazado', error: { codigo: r.codigo, mensaje: r.mensaje, paso: 'pac' } };
-      return registrarTimbre(e, f, r);
+      return enviar(e, await cargar(e));
+    },
+
+    /**
+     * prepararTimbrado and enviarAlPac in one step, as timbrarFacturaV3's first (local) attempt runs them: one
+     * read of the invoice, and the seal written together with the count of the PAC attempt.
+     */
+    async timbrarDeUnaVez(e: EntradaTimbrado): Promise<Paso> {
+      const p = await preparar(e, await cargar(e), true);
+      if (p.estado !== 'listo') return sinFila(p);
+      return enviar(e, p.f ?? (await cargar(e)));
     },
 
     /**

@@ -2,7 +2,7 @@ import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
-import { esperarTimbrado, type timbrarFacturaV2 } from '../workflows/timbrado';
+import { esperarTimbrado, type timbrarFacturaV3 } from '../workflows/timbrado';
 import { reintentarAhora } from '../workflows/pasos';
 import { pedirPdf } from './pdf';
 import { idPago, inicioPago } from './registrador-pagos';
@@ -17,9 +17,9 @@ export function inicioTimbrado(
   taskQueue: string,
   a: Pick<Alcance, 'cuentaId' | 'modo' | 'origen'>,
   factura: { id: string; organizacionId: string },
-): InicioProceso<typeof timbrarFacturaV2> {
+): InicioProceso<typeof timbrarFacturaV3> {
   return {
-    tipo: 'timbrarFacturaV2',
+    tipo: 'timbrarFacturaV3',
     workflowId: idTimbrado(factura.id),
     taskQueue,
     entrada: { facturaId: factura.id, cuentaId: a.cuentaId, modo: a.modo, origen: a.origen },

@@ -4,4 +4,4 @@ export { registrarPago, registrarPagoV2 } from './pago';
 export { generarPdfFactura } from './pdf';
 export { reanudarProcesos, reconciliarEventos, revisarCertificados } from './programados';
 export { sondaSalud } from './sonda-salud';
-export { timbrarFactura, timbrarFacturaV2 } from './timbrado';
+export { timbrarFactura, timbrarFacturaV2, timbrarFacturaV3 } from './timbrado';

@@ -69,7 +69,7 @@ export function crearEsperas() {
 export type Esperas = ReturnType<typeof crearEsperas>;
 
 /** A definitive failure (a missing record, wrong PAC settings) is thrown again at once, not retried. */
-const definitiva = (err: unknown): boolean => {
+export const definitiva = (err: unknown): boolean => {
   for (let c: unknown = err; c instanceof Error; c = (c as { cause?: unknown }).cause)
     if ((c as { nonRetryable?: unknown }).nonRetryable === true) return true;
   return false;

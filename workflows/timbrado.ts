@@ -7,11 +7,13 @@ import {
   proxyActivities,
   proxyLocalActivities,
   upsertSearchAttributes,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Actividades } from '../activities';
-import type { EntradaTimbrado } from '../activities/timbrado';
+import type { EntradaTimbrado, Paso } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
-import { CANCELABLE, crearEsperas, pasoAcotado, responderEspera, type Esperas } from './pasos';
+import { colaPdf } from './pdf';
+import { CANCELABLE, crearEsperas, definitiva, pasoAcotado, responderEspera, type Esperas } from './pasos';
 import { REINTENTO_PAC } from './reintentos';
 
 export type ResultadoTimbrado = 'timbrada' | 'fallido';
@@ -94,8 +96,27 @@ async function timbrar(e: EntradaTimbrado, conLocales: boolean) {
   }
 }
 
+// timbrarFacturaV3's first attempt: seal and stamp in one local activity (one activation and one marker fewer
+// than two steps). Any failure falls back to the steps below, which find the seal and ask the PAC before sending.
+const unaVez = proxyLocalActivities<Actividades>({
+  startToCloseTimeout: '20 seconds',
+  retry: { maximumAttempts: 1 },
+  summary: 'Sellado y timbrado con el PAC (primer intento)',
+});
+
+async function intentoUnico(e: EntradaTimbrado): Promise<Paso | undefined> {
+  try {
+    return await unaVez.timbrarDeUnaVez(e);
+  } catch (err) {
+    if (definitiva(err)) throw err;
+    return undefined;
+  }
+}
+
 /** What a bounded stamping writes together with others instead of in a visibility write of its own. */
 export interface Diferidos {
+  /** Since timbrarFacturaV3: seal and stamp first in one local step (`timbrarDeUnaVez`), the steps after a failure. */
+  deUnaVez?: boolean;
   /**
    * Since timbrarFacturaV2 the references are written once, with the outcome (or with the first error, so a
    * waiting stamping is found by RFC), instead of once more after sealing. Earlier runs write them as they did.
@@ -137,13 +158,18 @@ export async function timbrarAcotado(
     falla ||= r.falla;
     return r.valor;
   };
-  const preparado = await paso('preparacion', 'prepararTimbrado');
-  // Found by RFC or serie-folio while it is still on its way.
-  if (preparado.estado !== 'rechazado' && preparado.referencias?.length) {
-    referencias = preparado.referencias;
-    if (!o.referencias) upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: referencias }]);
-  }
-  const r = preparado.estado === 'listo' ? await paso('pac', 'enviarAlPac') : preparado;
+  const pasoAPaso = async () => {
+    const preparado = await paso('preparacion', 'prepararTimbrado');
+    // Found by RFC or serie-folio while it is still on its way.
+    if (preparado.estado !== 'rechazado' && preparado.referencias?.length) {
+      referencias = preparado.referencias;
+      if (!o.referencias) upsertSearchAttributes([{ key: ATRIBUTOS.Referencias, value: referencias }]);
+    }
+    return preparado.estado === 'listo' ? await paso('pac', 'enviarAlPac') : preparado;
+  };
+  const primero = o.deUnaVez ? await intentoUnico(e) : undefined;
+  if (primero?.referencias?.length) referencias = primero.referencias;
+  const r = primero ?? (await pasoAPaso());
   if (r.estado === 'rechazado') {
     await pasoAcotado(
       'registro',
@@ -216,7 +242,8 @@ export async function timbrarFactura(e: EntradaTimbrado): Promise<ResultadoTimbr
 }
 
 /**
- * One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate and stamp exactly once; the step that
+ * The stamping of invoices started before timbrarFacturaV3 (workflow id `timbrado:<factura>`): nothing starts
+ * it any more; kept so running ones finish. Seal, pre-validate and stamp exactly once; the step that
  * stores the stamp hands the PDF to its own workflow. A new workflow type instead of more patches: every
  * patched() call also writes the TemporalChangeVersion search attribute, one visibility write per patch per run,
  * and a stamping is mostly Temporal's cost. Its changes from here on go behind patched() as usual.
@@ -226,6 +253,40 @@ export async function timbrarFacturaV2(e: EntradaTimbrado): Promise<ResultadoTim
   const fin = responderEspera(esperarTimbrado);
   const resultado = await timbrarAcotado(e, esperas, { referencias: true });
   fin.resultado = resultado;
+  await condition(allHandlersFinished);
+  return resultado;
+}
+
+/**
+ * The PDF as the stamping's last step: an activity on the PDF task queue, whose workers render a few at a time,
+ * scheduled once the API's wait has its answer. One workflow per invoice instead of two (`pdf:<factura>` now
+ * runs only when a read asks for a PDF not stored yet): the second workflow cost the Temporal server a start, a
+ * visibility record and a workflow task per invoice.
+ */
+function pdfEnCola() {
+  return proxyActivities<Actividades>({
+    taskQueue: colaPdf(workflowInfo().taskQueue),
+    startToCloseTimeout: '2 minutes',
+    heartbeatTimeout: '30 seconds',
+    retry: { initialInterval: '2 seconds', maximumInterval: '1 minute' },
+    summary: 'PDF de la factura',
+  });
+}
+
+/**
+ * One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate and stamp exactly once, answer the
+ * API's wait, then render and store the PDF on the PDF queue. It stays open (`EstadoFactura` already
+ * `timbrada`) while its PDF waits its turn.
+ */
+export async function timbrarFacturaV3(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
+  const esperas = crearEsperas();
+  const fin = responderEspera(esperarTimbrado);
+  const resultado = await timbrarAcotado({ ...e, pdfEnElFlujo: true }, esperas, {
+    referencias: true,
+    deUnaVez: true,
+  });
+  fin.resultado = resultado;
+  if (resultado === 'timbrada') await pdfEnCola().generarPdf(e);
   await condition(allHandlersFinished);
   return resultado;
 }

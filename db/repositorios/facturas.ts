@@ -256,20 +256,27 @@ export function crearRepositorioFacturas(db: Knex) {
      * Keeps the first sealing only: a concurrent retry reuses it instead of sealing another Fecha. The
      * document gets the Fecha that was sealed.
      */
+    /**
+     * The first seal wins: answers whether this one was written. `contarIntento`: the same write counts the PAC
+     * attempt about to be made with it (see contarIntento).
+     */
     async guardarSello(
       a: Alcance,
       id: string,
       s: { xml: string; noCertificado: string; documento: DocumentoFactura },
-    ): Promise<void> {
-      await tabla(a)
+      o: { contarIntento?: boolean } = {},
+    ): Promise<boolean> {
+      const n = await tabla(a)
         .where({ id })
         .whereNull('xml_sellado')
         .update({
           xml_sellado: s.xml,
           no_certificado: s.noCertificado,
           documento: JSON.stringify(s.documento),
+          ...(o.contarIntento ? { timbrado_intentos: db.raw('timbrado_intentos + 1') } : {}),
           actualizado_en: new Date(),
         });
+      return n === 1;
     },
 
     /** Counts an attempt to reach the PAC before making it: a later attempt knows to ask for a lost answer. */

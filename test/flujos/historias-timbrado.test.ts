@@ -31,12 +31,16 @@ const timbrada: Paso = {
   estado: 'timbrada',
   referencias: [...REFERENCIAS, '5FB2822E-396D-4725-8521-CDC4BDD20CCF'],
 };
-const inicio = (cola: string) =>
-  inicioTimbrado(
+const inicio = (cola: string, tipo = 'timbrarFacturaV3') => ({
+  ...inicioTimbrado(
     cola,
     { cuentaId: 'cta_1', modo: 'test' },
     { id: `fac_${randomUUID()}`, organizacionId: 'org_1' },
-  );
+  ),
+  tipo,
+});
+/** The PDF queue's worker, for the stampings that render their PDF (timbrarFacturaV3). */
+const conPdf = { pdf: { generarPdf: async () => undefined } };
 
 describe('historias de timbrarFactura (nada lo inicia ya; sus ejecuciones en curso terminan)', () => {
   it('replays a stamping recorded before the local activities (every step a regular activity)', async () => {
@@ -91,48 +95,95 @@ describe('historias de timbrarFacturaV2', () => {
     await expect(repetirHistoria(v.historia, 'timbrado:historia-v2-espera')).resolves.toBeUndefined();
   });
 
-  it('a stamping of the current code: two local steps, no patch, one search-attribute write, one task; replays', async () => {
+  it('replays a released run: two local steps, one search-attribute write, one task', async () => {
+    const v = leerHistoria('timbrado-v2.json');
+    expect(v.tipo).toBe('timbrarFacturaV2');
+    expect(v.programadas).toEqual([]);
+    expect(v.parches).toEqual([]);
+    expect(contar(v.historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(2);
+    await expect(repetirHistoria(v.historia, 'timbrado:historia-v2')).resolves.toBeUndefined();
+  });
+
+  it('a run of the current code still replays (GRABAR_HISTORIAS=1 records it)', async () => {
     const actividades = { prepararTimbrado: async () => listo, enviarAlPac: async () => timbrada };
     await flujos.conWorker(actividades, async (cola) => {
-      const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+      const { espera, handle } = await iniciarConEspera(
+        flujos.client,
+        inicio(cola, 'timbrarFacturaV2'),
+        esperarTimbrado,
+      );
       expect(await espera.result()).toBe('timbrada');
       await handle.result();
       const historia = await handle.fetchHistory();
-      // prepararTimbrado and enviarAlPac as markers; no patch (each would upsert TemporalChangeVersion too);
-      // the outcome and references in one write; nothing scheduled on the server.
-      expect(parches(historia)).toEqual([]);
-      expect(contar(historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(2);
-      expect(contar(historia, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toBe(1);
-      expect(programadas(historia)).toEqual([]);
-      expect(contar(historia, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)).toBe(1);
       await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
       grabarSiSePide(historia, 'timbrado-v2.json');
     });
+  });
+});
+
+describe('historias de timbrarFacturaV3', () => {
+  it('replays the recorded runs: stamped with its PDF, and stamped after waiting on the PAC', async () => {
+    const v = leerHistoria('timbrado-v3.json');
+    expect([v.tipo, v.programadas, v.parches]).toEqual(['timbrarFacturaV3', ['generarPdf'], []]);
+    await expect(repetirHistoria(v.historia, 'timbrado:historia-v3')).resolves.toBeUndefined();
+    const espera = leerHistoria('timbrado-v3-espera.json');
+    expect(espera.programadas).toEqual(['enviarAlPac', 'enviarAlPac', 'generarPdf']);
+    await expect(repetirHistoria(espera.historia, 'timbrado:historia-v3-espera')).resolves.toBeUndefined();
+  });
+
+  it('a stamping of the current code: one local step, no patch, one search-attribute write, then the PDF; replays', async () => {
+    const actividades = { timbrarDeUnaVez: async () => timbrada };
+    await flujos.conWorker(
+      actividades,
+      async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        expect(await espera.result()).toBe('timbrada');
+        await handle.result();
+        const historia = await handle.fetchHistory();
+        // Seal and stamp as one marker; no patch (each would upsert TemporalChangeVersion too); the outcome and
+        // references in one write; the PDF as the one activity on the server, then a second task that ends it.
+        expect(parches(historia)).toEqual([]);
+        expect(contar(historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(1);
+        expect(contar(historia, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toBe(1);
+        expect(programadas(historia)).toEqual(['generarPdf']);
+        expect(contar(historia, EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED)).toBe(2);
+        await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
+        grabarSiSePide(historia, 'timbrado-v3.json');
+      },
+      conPdf,
+    );
   });
 
   it('a stamping of the current code waiting on the PAC: the error in one write, the outcome in another; replays', async () => {
     let pacArriba = false;
     const actividades = {
+      async timbrarDeUnaVez(): Promise<Paso> {
+        throw new ErrorPacTransitorio('el PAC no responde');
+      },
       prepararTimbrado: async () => listo,
       async enviarAlPac() {
         if (!pacArriba) throw new ErrorPacTransitorio('el PAC no responde');
         return timbrada;
       },
     };
-    await flujos.conWorker(actividades, async (cola) => {
-      const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
-      await hasta(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2);
-      pacArriba = true;
-      expect(await handle.executeUpdate(reintentarAhora)).toBe(true);
-      expect(await espera.result()).toBe('timbrada');
-      await handle.result();
-      expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toBeUndefined();
-      const historia = await handle.fetchHistory();
-      expect(programadas(historia)).toEqual(['enviarAlPac', 'enviarAlPac']);
-      expect(contar(historia, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toBe(2);
-      await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
-      grabarSiSePide(historia, 'timbrado-v2-espera.json');
-    });
+    await flujos.conWorker(
+      actividades,
+      async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        await hasta(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2);
+        pacArriba = true;
+        expect(await handle.executeUpdate(reintentarAhora)).toBe(true);
+        expect(await espera.result()).toBe('timbrada');
+        await handle.result();
+        expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toBeUndefined();
+        const historia = await handle.fetchHistory();
+        expect(programadas(historia)).toEqual(['enviarAlPac', 'enviarAlPac', 'generarPdf']);
+        expect(contar(historia, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toBe(2);
+        await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
+        grabarSiSePide(historia, 'timbrado-v3-espera.json');
+      },
+      conPdf,
+    );
   });
 });
 

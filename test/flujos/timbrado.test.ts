@@ -8,7 +8,18 @@ import { inicioTimbrado } from '../../temporal/timbrador';
 import { ATRIBUTOS } from '../../workflows/atributos';
 import { reintentarAhora } from '../../workflows/pasos';
 import { esperarTimbrado } from '../../workflows/timbrado';
-import { atributo, causa, eventos, hasta, iniciarConEspera, opcionesInicio, prepararFlujos } from './soporte';
+import { Context } from '@temporalio/activity';
+import { colaPdf } from '../../workflows/pdf';
+import {
+  atributo,
+  aviso,
+  causa,
+  eventos,
+  hasta,
+  iniciarConEspera,
+  opcionesInicio,
+  prepararFlujos,
+} from './soporte';
 
 const flujos = prepararFlujos();
 
@@ -265,6 +276,110 @@ describe('timbrarFacturaV2', () => {
         { local: true, intento: 1 },
         { local: false, intento: 1 },
       ]);
+    },
+  );
+});
+
+describe('timbrarFacturaV3', () => {
+  const v3 = (cola: string) => inicio(cola, 'timbrarFacturaV3');
+
+  it.concurrent(
+    'seals and stamps in one local step, answers esperarTimbrado before the PDF, then renders it on the PDF queue',
+    async () => {
+      const entradas: EntradaTimbrado[] = [];
+      const renders: { local: boolean; cola: string; facturaId: string }[] = [];
+      const soltar = aviso();
+      const actividades = {
+        timbrarDeUnaVez: async (e: EntradaTimbrado) => (entradas.push(e), timbrada),
+      };
+      const pdf = {
+        async generarPdf(e: EntradaTimbrado) {
+          await soltar.promesa;
+          const { isLocal, taskQueue } = Context.current().info;
+          renders.push({ local: isLocal, cola: taskQueue, facturaId: e.facturaId });
+        },
+      };
+      await flujos.conWorker(
+        actividades,
+        async (cola) => {
+          const i = v3(cola);
+          const { espera, handle } = await iniciarConEspera(flujos.client, i, esperarTimbrado);
+          // The API has its answer, and ops see the invoice stamped, while the PDF still waits.
+          expect(await espera.result()).toBe('timbrada');
+          expect((await handle.describe()).status.name).toBe('RUNNING');
+          expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('timbrada');
+          expect(await atributo(handle, ATRIBUTOS.Referencias)).toEqual([...REFERENCIAS, UUID]);
+          soltar.resolver();
+          expect(await handle.result()).toBe('timbrada');
+          expect(renders).toEqual([{ local: false, cola: colaPdf(cola), facturaId: i.entrada.facturaId }]);
+          // The step leaves the PDF to this workflow instead of starting `pdf:<factura>`.
+          expect(entradas.map((e) => e.pdfEnElFlujo)).toEqual([true]);
+          expect(await eventos(handle, 'markerRecordedEventAttributes')).toHaveLength(1);
+          expect(await eventos(handle, 'workflowTaskCompletedEventAttributes')).toHaveLength(2);
+        },
+        { pdf },
+      );
+    },
+  );
+
+  it.concurrent('after a failed first step goes on step by step, as timbrarFacturaV2 does', async () => {
+    const r = registro();
+    const actividades = {
+      async timbrarDeUnaVez(): Promise<Paso> {
+        throw caida();
+      },
+      prepararTimbrado: async () => (await r.anotar('prepararTimbrado'), listo),
+      enviarAlPac: async () => (await r.anotar('enviarAlPac'), timbrada),
+    };
+    await flujos.conWorker(
+      actividades,
+      async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, v3(cola), esperarTimbrado);
+        expect(await espera.result()).toBe('timbrada');
+        expect(await handle.result()).toBe('timbrada');
+        expect(await atributo(handle, ATRIBUTOS.Referencias)).toEqual([...REFERENCIAS, UUID]);
+      },
+      { pdf: { generarPdf: async () => undefined } },
+    );
+    expect(r.llamadas.map((l) => [l.paso, l.local])).toEqual([
+      ['prepararTimbrado', true],
+      ['enviarAlPac', true],
+    ]);
+  });
+
+  it.concurrent(
+    'records a rejection of the one step, with its Referencias, and renders nothing',
+    async () => {
+      const rechazo: ErrorTimbrado = {
+        paso: 'pac',
+        codigo: 'CFDI40102',
+        mensaje: 'El RFC del receptor no existe',
+      };
+      let renders = 0;
+      const rechazos: ErrorTimbrado[] = [];
+      const actividades = {
+        timbrarDeUnaVez: async (): Promise<Paso> => ({
+          estado: 'rechazado',
+          error: rechazo,
+          referencias: REFERENCIAS,
+        }),
+        registrarRechazo: async (_e: EntradaTimbrado, error: ErrorTimbrado) => void rechazos.push(error),
+      };
+      await flujos.conWorker(
+        actividades,
+        async (cola) => {
+          const { espera, handle } = await iniciarConEspera(flujos.client, v3(cola), esperarTimbrado);
+          expect(await espera.result()).toBe('fallido');
+          expect(await handle.result()).toBe('fallido');
+          expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('fallido');
+          expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toEqual(['pac', 'CFDI40102']);
+          expect(await atributo(handle, ATRIBUTOS.Referencias)).toEqual(REFERENCIAS);
+          expect(await eventos(handle, 'activityTaskScheduledEventAttributes')).toHaveLength(0);
+        },
+        { pdf: { generarPdf: async () => void renders++ } },
+      );
+      expect(rechazos).toEqual([rechazo]);
+      expect(renders).toBe(0);
     },
   );
 });

@@ -101,7 +101,6 @@ describe('paquete de auditoría de una factura (GET /v1/facturas/{id}/auditoria)
     // Each event was delivered to the webhook: one delivery workflow per event.
     const esperados = [
       `timbrado:${f.body.id}`,
-      `pdf:${f.body.id}`,
       `cancelacion:${f.body.id}`,
       `pago:${pago.body.id}`,
       `pdf:${cfdi}`,

@@ -98,12 +98,12 @@ describe('facturas de punta a punta (API → Temporal → PAC sandbox → MySQL 
 
   it('el workflow se encuentra por sus atributos de búsqueda', async () => {
     const r = await c.http.post('/v1/facturas', facturaNueva(c));
-    await pila.cliente.workflow.getHandle(`pdf:${r.body.id}`).result();
+    await pila.cliente.workflow.getHandle(`timbrado:${r.body.id}`).result();
     const lista = pila.cliente.workflow.list({ query: `FacturaId="${r.body.id}"` });
     const encontrados: string[] = [];
     for await (const w of lista) encontrados.push(w.workflowId);
-    // The stamping, and the PDF workflow it handed the render to.
-    expect(encontrados.sort()).toEqual([`pdf:${r.body.id}`, `timbrado:${r.body.id}`]);
+    // One workflow per invoice: the stamping renders its PDF too.
+    expect(encontrados).toEqual([`timbrado:${r.body.id}`]);
   });
 
   it('borrador: 201 + factura.creada; timbrar → 200 timbrada; timbrar otra vez → 409', async () => {

@@ -210,8 +210,8 @@ describe('matriz de fallas: worker muerto (SIGKILL) en cada punto del timbrado',
     const r = await c.http.post('/v1/facturas', facturaNueva(c, { folio: f }));
     expect([201, 202]).toContain(r.status);
     const id = r.body.id as string;
-    // Stamped and written; the PDF workflow's render has already failed at least once on this worker.
-    const handle = pila.cliente.workflow.getHandle(`pdf:${id}`);
+    // Stamped and written; the stamping's PDF render has already failed at least once on this worker.
+    const handle = pila.cliente.workflow.getHandle(`timbrado:${id}`);
     await esperar(async () => {
       const pendientes = (await handle.describe()).raw.pendingActivities ?? [];
       const pdf = pendientes.find((p) => p.activityType?.name === 'generarPdf');

@@ -2,8 +2,9 @@ import { temporal } from '@temporalio/proto';
 import { cuentaLista, facturaNueva } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
 
-// The PDF is off the stamping path: its own workflow (`pdf:<factura>`) on its own queue. Stamping never waits
-// for Chromium, and a read of the PDF before it is stored renders it on the spot through the same workflow.
+// The PDF is off the stamping path: the stamping workflow answers first, then renders it as an activity on the
+// PDF queue. Stamping never waits for Chromium, and a read of the PDF before it is stored renders it on the spot
+// through the invoice's PDF workflow (`pdf:<factura>`), started only for such a read.
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -41,15 +42,17 @@ describe('PDF en su propia cola', () => {
         return r.body.id as string;
       }),
     );
-    // Stamped and answered; every PDF waits in its workflow for the PDF worker.
+    // Stamped and answered; every PDF waits in its stamping workflow for the PDF worker.
     for (const id of ids) {
-      expect(await pila.cliente.workflow.getHandle(`timbrado:${id}`).result()).toBe('timbrada');
       expect(await pdfGuardado(id)).toBeNull();
-      expect((await pila.cliente.workflow.getHandle(`pdf:${id}`).describe()).status.name).toBe('RUNNING');
+      const d = await pila.cliente.workflow.getHandle(`timbrado:${id}`).describe();
+      expect(d.status.name).toBe('RUNNING');
+      expect(d.raw.pendingActivities?.map((a) => a.activityType?.name)).toEqual(['generarPdf']);
     }
 
     await pila.arrancarWorkerPdf();
-    for (const id of ids) await pila.cliente.workflow.getHandle(`pdf:${id}`).result();
+    for (const id of ids)
+      expect(await pila.cliente.workflow.getHandle(`timbrado:${id}`).result()).toBe('timbrada');
     for (const id of ids) {
       const guardado = await pdfGuardado(id);
       expect(guardado?.subarray(0, 5).toString('latin1')).toBe('%PDF-');
@@ -57,11 +60,11 @@ describe('PDF en su propia cola', () => {
       const r = await leerPdf(id);
       expect([r.status, r.tipo]).toEqual([200, 'application/pdf']);
       expect(r.cuerpo.equals(guardado!)).toBe(true);
-      expect(await corridas(id)).toHaveLength(1);
+      expect(await corridas(id)).toEqual([]);
     }
   }, 180_000);
 
-  it('GET …/pdf antes de que se genere: se une al flujo del PDF y responde el PDF en la misma solicitud', async () => {
+  it('GET …/pdf antes de que se genere: lo genera al momento y responde el PDF en la misma solicitud', async () => {
     const r = await c.http.post('/v1/facturas', facturaNueva(c));
     expect(r.status).toBe(201);
     const id = r.body.id as string;
@@ -75,16 +78,18 @@ describe('PDF en su propia cola', () => {
     const l = await lectura;
     expect([l.status, l.tipo]).toEqual([200, 'application/pdf']);
     expect(l.cuerpo.subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    // What was answered is what is stored, rendered by the invoice's one PDF workflow.
+    // What was answered is what is stored: the first render stored wins, the other finds it stored.
     expect(l.cuerpo.equals((await pdfGuardado(id))!)).toBe(true);
     await pila.cliente.workflow.getHandle(`pdf:${id}`).result();
     expect(await corridas(id)).toEqual([expect.objectContaining({ status: 'COMPLETED' })]);
+    expect(await pila.cliente.workflow.getHandle(`timbrado:${id}`).result()).toBe('timbrada');
+    expect((await pdfGuardado(id))!.equals(l.cuerpo)).toBe(true);
   }, 120_000);
 
-  it('sin flujo del PDF en curso (terminado por un operador): la lectura lo inicia y lo genera al momento', async () => {
+  it('sin flujo en curso (el timbrado terminado por un operador antes del PDF): la lectura lo genera al momento', async () => {
     const r = await c.http.post('/v1/facturas', facturaNueva(c));
     const id = r.body.id as string;
-    await pila.cliente.workflow.getHandle(`pdf:${id}`).terminate('prueba: sin flujo del PDF');
+    await pila.cliente.workflow.getHandle(`timbrado:${id}`).terminate('prueba: sin flujo del PDF');
     await pila.arrancarWorkerPdf();
 
     const l = await leerPdf(id);
@@ -95,11 +100,11 @@ describe('PDF en su propia cola', () => {
     const tipos = eventos.map((e) => e.eventType);
     expect(tipos).toContain(EventType.EVENT_TYPE_MARKER_RECORDED);
     expect(tipos).not.toContain(EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED);
-    expect((await corridas(id)).map((x) => x.status).sort()).toEqual(['COMPLETED', 'TERMINATED']);
+    expect((await corridas(id)).map((x) => x.status)).toEqual(['COMPLETED']);
 
     // Stored: a second read is answered from storage, no new run.
     expect((await leerPdf(id)).cuerpo.equals(l.cuerpo)).toBe(true);
-    expect(await corridas(id)).toHaveLength(2);
+    expect(await corridas(id)).toHaveLength(1);
   }, 120_000);
 
   it('un borrador no tiene PDF: 409 factura_no_timbrada, sin flujo', async () => {

@@ -24,7 +24,7 @@ describe('Temporal server con PostgreSQL (modo servidor)', () => {
     const r = await c.http.post('/v1/facturas', facturaNueva(c));
     expect([r.status, r.body.estado]).toEqual([201, 'timbrada']);
     const id = r.body.id as string;
-    await pila.cliente.workflow.getHandle(`pdf:${id}`).result();
+    await pila.cliente.workflow.getHandle(`timbrado:${id}`).result();
     const pdf = await c.http.binario(`/v1/facturas/${id}/pdf`);
     expect(pdf.status).toBe(200);
     expect(pdf.body.subarray(0, 5).toString('latin1')).toBe('%PDF-');
@@ -39,8 +39,8 @@ describe('Temporal server con PostgreSQL (modo servidor)', () => {
       for await (const w of pila.cliente.workflow.list({ query })) ids.push(w.workflowId);
       return ids.sort();
     };
-    await esperar(async () => ((await lista(`FacturaId="${id}"`)).length === 3 ? true : undefined));
-    expect(await lista(`FacturaId="${id}"`)).toEqual([`cancelacion:${id}`, `pdf:${id}`, `timbrado:${id}`]);
+    await esperar(async () => ((await lista(`FacturaId="${id}"`)).length === 2 ? true : undefined));
+    expect(await lista(`FacturaId="${id}"`)).toEqual([`cancelacion:${id}`, `timbrado:${id}`]);
     expect(await lista(`CuentaId="${c.cuentaId}" AND Modo="test" AND EstadoFactura="cancelada"`)).toEqual([
       `cancelacion:${id}`,
     ]);

@@ -180,12 +180,25 @@ contrato('facturas', (impl) => {
     const id = await nuevaFactura(impl(), a, await nuevaOrganizacion(impl(), a), {
       timbrado_estado: 'pendiente',
     });
-    await impl().repos.facturas.guardarSello(a, id, sello('<primero/>'));
-    await impl().repos.facturas.guardarSello(a, id, { ...sello('<segundo/>'), noCertificado: '0' });
+    expect(
+      await impl().repos.facturas.guardarSello(a, id, sello('<primero/>'), { contarIntento: true }),
+    ).toBe(true);
+    expect(
+      await impl().repos.facturas.guardarSello(
+        a,
+        id,
+        { ...sello('<segundo/>'), noCertificado: '0' },
+        {
+          contarIntento: true,
+        },
+      ),
+    ).toBe(false);
+    // The winner's attempt is counted with its seal; the loser counts nothing.
     expect(await impl().repos.facturas.obtenerConSellado(a, id)).toMatchObject({
       xmlSellado: '<primero/>',
       no_certificado: '30001000000500003416',
       documento: documento({ total: '58.00' }),
+      timbrado_intentos: 1,
     });
   });
 

@@ -29,8 +29,10 @@ async function sellada() {
   return e;
 }
 
-const enviar = (e: { facturaId: string }, o: { local?: boolean } = {}) =>
-  crearContextoActividad(o).ejecutar(() => x.act.enviarAlPac(x.entrada(e.facturaId)));
+const enviar = (e: { facturaId: string; pdfEnElFlujo?: boolean }, o: { local?: boolean } = {}) =>
+  crearContextoActividad(o).ejecutar(() =>
+    x.act.enviarAlPac({ ...x.entrada(e.facturaId), pdfEnElFlujo: e.pdfEnElFlujo }),
+  );
 
 describe('prepararTimbrado', () => {
   it('sella con el CSD activo, con la Fecha del reloj, y lo guarda con el documento', async () => {
@@ -257,6 +259,14 @@ describe('enviarAlPac', () => {
         nuevo: true,
       },
     ]);
+    expect(x.pdf.llamadas).toEqual([]);
+  });
+
+  it('timbrarFacturaV3 (pdfEnElFlujo): no inicia pdf:<factura>, su propio flujo lo genera', async () => {
+    const e = await sellada();
+    expect(await enviar({ ...e, pdfEnElFlujo: true })).toMatchObject({ estado: 'timbrada' });
+    expect(guardada(e.facturaId).estado).toBe('timbrada');
+    expect(x.temporal.inicios).toEqual([]);
     expect(x.pdf.llamadas).toEqual([]);
   });
 

@@ -70,7 +70,7 @@ describe('reanudador de inicios', () => {
     );
     const base = { cuentaId: x.a.cuentaId, modo: x.a.modo };
     expect(porId[`timbrado:${pendiente.id}`]).toMatchObject({
-      tipo: 'timbrarFacturaV2',
+      tipo: 'timbrarFacturaV3',
       taskQueue: 'cfdi',
       entrada: { facturaId: pendiente.id, ...base },
       nuevo: true,

@@ -157,13 +157,16 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
       });
     },
 
-    async guardarSello(a, id, s) {
-      if (guardada(a, id)?.xml_sellado !== null) return;
+    async guardarSello(a, id, s, o = {}) {
+      const r = guardada(a, id);
+      if (r?.xml_sellado !== null) return false;
       actualizar(a, id, {
         xml_sellado: s.xml,
         no_certificado: s.noCertificado,
         documento: copiaJson(s.documento),
+        ...(o.contarIntento ? { timbrado_intentos: r.timbrado_intentos + 1 } : {}),
       });
+      return true;
     },
 
     async contarIntento(a, id) {
