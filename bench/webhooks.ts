@@ -23,12 +23,15 @@ import {
  * burst's first POST: until every POST answered, until the receiver saw every delivery, until the database
  * shows them all `entregada`; the delay from each event's creation to its arrival, split by stage; duplicates,
  * failures, CPU per delivery. Last line: entregas_por_segundo=<deliveries / time to the last one received>.
+ * BENCH_INTERVALO_MS=250: low load instead, one draft at a time every 250 ms (the latency an idle stack gives).
  */
 const W = Number(process.env.BENCH_WEBHOOKS ?? 10);
 const E = Number(process.env.BENCH_EVENTOS ?? 100);
 const N = E * W;
 const CALENTAMIENTO = Number(process.env.BENCH_CALENTAMIENTO ?? 5);
 const LIMITE_S = Number(process.env.BENCH_LIMITE_S ?? 180);
+/** Low load instead of a burst: one event at a time, this many ms apart (the latency an idle stack gives). */
+const INTERVALO_MS = Number(process.env.BENCH_INTERVALO_MS ?? 0);
 const OBJETIVO_S = 60;
 
 interface Llegada {
@@ -175,7 +178,7 @@ async function main() {
   const cpu0 = instantaneaCpu();
   receptor.inicio = performance.now();
   const t0 = receptor.inicio;
-  const rafaga = await carga(E, borrador);
+  const rafaga = INTERVALO_MS > 0 ? await espaciados(E, INTERVALO_MS, borrador) : await carga(E, borrador);
   const tPosts = performance.now() - t0;
   const objetivo = CALENTAMIENTO * W + N;
   let tUltima = Number.NaN;
@@ -301,3 +304,17 @@ main().catch((e) => {
   console.error(`bench:webhooks: ${(e as Error).message}`);
   process.exit(1);
 });
+
+/** `n` operations one after another, each starting `intervaloMs` after the previous one began. */
+async function espaciados(n: number, intervaloMs: number, paso: () => Promise<void>) {
+  const tiempos: number[] = [];
+  const t0 = performance.now();
+  for (let i = 0; i < n; i++) {
+    const t = performance.now();
+    await paso();
+    tiempos.push(performance.now() - t);
+    await dormir(Math.max(0, t + intervaloMs - performance.now()));
+  }
+  const ms = performance.now() - t0;
+  return { porSegundo: (n * 1000) / ms, p50: percentil(tiempos, 50), p99: percentil(tiempos, 99) };
+}
