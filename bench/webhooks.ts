@@ -316,5 +316,5 @@ async function espaciados(n: number, intervaloMs: number, paso: () => Promise<vo
     await dormir(Math.max(0, t + intervaloMs - performance.now()));
   }
   const ms = performance.now() - t0;
-  return { porSegundo: (n * 1000) / ms, p50: percentil(tiempos, 50), p99: percentil(tiempos, 99) };
+  return { porSegundo: (n * 1000) / ms, p50: percentil(tiempos, 0.5), p99: percentil(tiempos, 0.99) };
 }
