@@ -203,7 +203,6 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         ...f,
         xmlSellado: r.xml,
         documento: sello.documento,
-        timbrado_intentos: f.timbrado_intentos,
         contado: contar,
       },
     };

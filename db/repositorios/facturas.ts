@@ -254,11 +254,8 @@ export function crearRepositorioFacturas(db: Knex) {
 
     /**
      * Keeps the first sealing only: a concurrent retry reuses it instead of sealing another Fecha. The
-     * document gets the Fecha that was sealed.
-     */
-    /**
-     * The first seal wins: answers whether this one was written. `contarIntento`: the same write counts the PAC
-     * attempt about to be made with it (see contarIntento).
+     * document gets the Fecha that was sealed. Answers whether this one was written; `contarIntento`: the same
+     * write counts the PAC attempt about to be made with it (see contarIntento).
      */
     async guardarSello(
       a: Alcance,

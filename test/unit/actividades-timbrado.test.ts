@@ -209,6 +209,8 @@ describe('enviarAlPac', () => {
     expect(await enviar(e)).toEqual({
       estado: 'rechazado',
       error: { codigo: 'CFDI40102', mensaje: 'Sello inválido.', paso: 'pac' },
+      // What ops find the failed stamping by: the RFCs and serie-folio.
+      referencias: expect.arrayContaining([CLIENTE.rfc]) as string[],
     });
     expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', timbrado_estado: 'pendiente' });
     expect(await eventos()).toEqual([]);
@@ -359,5 +361,42 @@ describe('registrarRechazo', () => {
     await x.act.registrarRechazo(x.entrada(borrador.id), error);
     await x.act.registrarRechazo(x.entrada('fac_inexistente'), error);
     expect(x.m.almacen.volcado()).toBe(antes);
+  });
+});
+
+describe('timbrarDeUnaVez', () => {
+  const deUnaVez = (e: { facturaId: string }) =>
+    crearContextoActividad({ local: true }).ejecutar(() =>
+      x.act.timbrarDeUnaVez({ ...x.entrada(e.facturaId), pdfEnElFlujo: true }),
+    );
+
+  it('sella y timbra en un paso: el intento se cuenta con el sello, una sola llamada al PAC', async () => {
+    const e = await pendiente();
+    const contar = jest.spyOn(x.m.facturas, 'contarIntento');
+    const r = await deUnaVez(e);
+    expect(r).toMatchObject({ estado: 'timbrada' });
+    expect(guardada(e.facturaId)).toMatchObject({ estado: 'timbrada', timbrado_intentos: 1 });
+    expect(contar).not.toHaveBeenCalled();
+    expect(x.pac.metodos()).toEqual(['timbrar']);
+    expect((await eventos()).map((v) => v.tipo)).toEqual(['factura.timbrada']);
+  });
+
+  it('si el PAC no responde queda sellada y contada: el paso siguiente pregunta antes de timbrar otra vez', async () => {
+    const e = await pendiente();
+    x.pac.alTimbrar({ tipo: 'perdido' });
+    await expect(deUnaVez(e)).rejects.toBeInstanceOf(ErrorPacTransitorio);
+    const sellado = guardada(e.facturaId).xml_sellado;
+    expect(guardada(e.facturaId)).toMatchObject({ estado: 'borrador', timbrado_intentos: 1 });
+    expect(await enviar(e)).toMatchObject({ estado: 'timbrada' });
+    expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre']);
+    expect(guardada(e.facturaId).xml_sellado).toBe(sellado);
+  });
+
+  it('un rechazo del PAC lleva las referencias de la factura', async () => {
+    const e = await pendiente();
+    x.pac.alTimbrar({ tipo: 'rechazado', codigo: 'CFDI40102', mensaje: 'Sello inválido.' });
+    const r = await deUnaVez(e);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'CFDI40102', paso: 'pac' } });
+    expect(r.referencias).toContain(CLIENTE.rfc);
   });
 });
