@@ -77,12 +77,12 @@ export function crearApp(deps: DepsApi): Express {
   app.use(contexto(deps.logger, deps.metricas));
   app.use(rutasDocumentacion(rutaOpenApi()));
   // Who is asking comes before what they sent: without a valid key, a malformed or oversized body is a 401.
-  const fallos = crearLimiteDeFallos(deps.fallosAutenticacion);
+  const fallos = crearLimiteDeFallos(servicios.limites, deps.fallosAutenticacion);
   app.use(
     '/v1',
     soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta, fallos })),
   );
-  app.use('/v1', soloConLlave(limiteDeSolicitudes(deps.limite)));
+  app.use('/v1', soloConLlave(limiteDeSolicitudes(servicios.limites, deps.limite)));
   // A GET's or HEAD's body has no meaning (RFC 9110): it is neither read nor judged, so it cannot fail them.
   const json = express.json({ limit: '2mb', verify: exigirUtf8 });
   app.use((req, res, next) =>

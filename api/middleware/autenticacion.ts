@@ -32,15 +32,15 @@ export function autenticacion(deps: {
   return async (req, _res, next) => {
     // `trust proxy` is off: the socket's peer, which a client cannot forge with a header.
     const cliente = claveDeDireccion(req.socket.remoteAddress);
-    const espera = deps.fallos.espera(cliente);
+    const espera = await deps.fallos.espera(cliente);
     if (espera !== null) throw errorDemasiadosFallos(espera);
-    const fallo = () => {
-      if (deps.fallos.registrarFallo(cliente))
+    const fallo = async () => {
+      if (await deps.fallos.registrarFallo(cliente))
         req.log.warn({ cliente }, 'autenticación: límite de intentos fallidos alcanzado');
     };
     const secreto = secretoDe(req.get('authorization'));
     if (secreto === null) {
-      fallo();
+      await fallo();
       throw new ApiError(
         'autenticacion',
         'autenticacion_requerida',
@@ -51,7 +51,7 @@ export function autenticacion(deps: {
     }
     const fila = modoDeLlave(secreto) ? await deps.llaves.activaPorHash(hashLlave(secreto)) : undefined;
     if (!fila) {
-      fallo();
+      await fallo();
       throw new ApiError(
         'autenticacion',
         'llave_invalida',
