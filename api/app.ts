@@ -41,6 +41,8 @@ export interface DepsApi {
   fallosAutenticacion: OpcionesFallos;
   /** TOKEN_OPERADOR: the operator routes from outside this machine; absent, loopback only. */
   tokenOperador?: string;
+  /** PROXIES_CONFIABLES: the balancers whose X-Forwarded-For names the client; absent or empty, the TCP peer. */
+  proxiesConfiables?: string[];
   /** Shared with the server's catalog fast path (crearServidor), so both count in one registry. */
   metricas: MetricasApi;
 }
@@ -72,7 +74,8 @@ export function crearApp(deps: DepsApi): Express {
   const { servicios } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Only the listed balancers may say who the client is (X-Forwarded-For); anyone else is the TCP peer.
+  app.set('trust proxy', deps.proxiesConfiables?.length ? deps.proxiesConfiables : false);
   app.set('query parser', 'simple');
   app.use(contexto(deps.logger, deps.metricas));
   app.use(rutasDocumentacion(rutaOpenApi()));

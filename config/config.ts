@@ -28,6 +28,17 @@ const esDireccionSocket = (v: string) => {
   return Boolean(m && ip && isIP(ip) === (m[1] ? 6 : 4) && Number(m[3]) <= 65535);
 };
 
+/** An entry of Express's `trust proxy` list: an address, a subnet, or one of its named ranges. */
+const esProxyConfiable = (v: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(v)) return true;
+  const [ip = '', prefijo, ...resto] = v.split('/');
+  const version = isIP(ip);
+  if (!version || resto.length) return false;
+  return (
+    prefijo === undefined || (/^\d{1,3}$/.test(prefijo) && Number(prefijo) <= (version === 4 ? 32 : 128))
+  );
+};
+
 export const VARIABLES = {
   NODE_ENV: {
     descripcion: 'Entorno: development, test o production. En production los secretos son obligatorios.',
@@ -173,6 +184,18 @@ export const VARIABLES = {
     esquema: entero(60_000, 1000, 86_400_000),
     defecto: '60000',
   },
+  PROXIES_CONFIABLES: {
+    descripcion:
+      'Balanceadores o proxies inversos delante de la API cuyo X-Forwarded-For se cree (IP, IP/prefijo, loopback, linklocal o uniquelocal, separados por comas): la dirección del cliente que cuentan las autenticaciones fallidas es la que ellos reportan. Vacío = ninguno: la dirección TCP. El balanceador debe reemplazar el encabezado, no añadirle.',
+    esquema: z
+      .string()
+      .transform((v) => v.split(',').map((p) => p.trim()))
+      .refine(
+        (l) => l.every(esProxyConfiable),
+        'cada elemento debe ser una IP, IP/prefijo, loopback, linklocal o uniquelocal',
+      )
+      .optional(),
+  },
   TIMBRADO_ESPERA_MS: {
     descripcion:
       'Cuánto espera la API a que el PAC timbre antes de responder 202 con el timbrado pendiente (el workflow sigue).',
@@ -297,6 +320,8 @@ export interface Config {
   fallosAutenticacion: { maximo: number; ventanaMs: number };
   /** Bearer token of the operator routes; absent: loopback only. */
   tokenOperador?: string;
+  /** Proxies whose X-Forwarded-For names the client (Express's `trust proxy`); empty: the TCP peer. */
+  proxiesConfiables: string[];
   /** `IP:port` of the worker's Prometheus endpoint (Temporal's exporter). */
   metricasWorker: string;
   /** The task queues this worker process serves. */
@@ -364,6 +389,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
       ventanaMs: e.LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS,
     },
     tokenOperador: e.TOKEN_OPERADOR,
+    proxiesConfiables: e.PROXIES_CONFIABLES ?? [],
     metricasWorker: e.WORKER_METRICAS,
     colasWorker: e.WORKER_COLAS,
     pdfConcurrencia: e.PDF_CONCURRENCIA,

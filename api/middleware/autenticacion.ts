@@ -30,8 +30,9 @@ export function autenticacion(deps: {
 }): RequestHandler {
   const ultimoUso = new Map<string, number>();
   return async (req, _res, next) => {
-    // `trust proxy` is off: the socket's peer, which a client cannot forge with a header.
-    const cliente = claveDeDireccion(req.socket.remoteAddress);
+    // The socket's peer, which a client cannot forge with a header; behind a listed balancer (PROXIES_CONFIABLES),
+    // the address it reports.
+    const cliente = claveDeDireccion(req.ip);
     const espera = await deps.fallos.espera(cliente);
     if (espera !== null) throw errorDemasiadosFallos(espera);
     const fallo = async () => {

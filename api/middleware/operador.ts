@@ -18,7 +18,7 @@ export interface OpcionesOperador {
 export function soloOperador(op: OpcionesOperador): RequestHandler {
   return async (req, _res, next) => {
     if (desdeLoopback(req)) return next();
-    const cliente = claveDeDireccion(req.socket.remoteAddress);
+    const cliente = claveDeDireccion(req.ip);
     const espera = await op.fallos.espera(cliente);
     if (espera !== null) throw errorDemasiadosFallos(espera);
     if (conTokenOperador(req, op.token)) return next();

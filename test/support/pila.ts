@@ -77,6 +77,8 @@ export interface OpcionesPila {
   /** Failed authentications per address before 429 (default: the configuration's). */
   fallosAutenticacion?: { maximo: number; ventanaMs: number };
   tokenOperador?: string;
+  /** Balancers whose X-Forwarded-For names the client (PROXIES_CONFIABLES; default the configuration's). */
+  proxiesConfiables?: string[];
   /** The API's bounded wait for stamping (default 15 s: the test machine may be loaded). */
   timbradoEsperaMs?: number;
   /** SAT status polling of cancellations awaiting the receiver (default 500 ms in tests). */
@@ -253,6 +255,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         limite: op.limite ?? config.limiteSolicitudes,
         fallosAutenticacion: op.fallosAutenticacion ?? config.fallosAutenticacion,
         tokenOperador: op.tokenOperador ?? config.tokenOperador,
+        proxiesConfiables: op.proxiesConfiables ?? config.proxiesConfiables,
         salud: {
           sondas: crearRepositorioSondas(db),
           temporal: cliente,

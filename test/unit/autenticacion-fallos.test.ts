@@ -36,6 +36,8 @@ function solicitud(direccion: string, encabezados: Record<string, string> = {}):
     headers,
     get: (n: string) => headers[n.toLowerCase()],
     socket: { remoteAddress: direccion },
+    // What Express gives with `trust proxy` off.
+    ip: direccion,
     log,
   } as unknown as Request;
 }
