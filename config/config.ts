@@ -250,6 +250,11 @@ export const VARIABLES = {
       .default(['principal', 'pdf']),
     defecto: 'principal,pdf',
   },
+  WORKER_BUNDLE: {
+    descripcion:
+      'Archivo con el bundle de los workflows ya construido (bundleWorkflowCode de @temporalio/worker, de este mismo código); vacío = el worker lo construye al arrancar (unos segundos de CPU por proceso).',
+    esquema: z.string().optional(),
+  },
   PDF_CONCURRENCIA: {
     descripcion: 'PDF que el worker de la cola pdf genera a la vez (el resto espera en la cola).',
     esquema: entero(2, 1, 32),
@@ -326,6 +331,8 @@ export interface Config {
   metricasWorker: string;
   /** The task queues this worker process serves. */
   colasWorker: ('principal' | 'pdf')[];
+  /** A prebuilt workflow bundle (a file); absent: the worker builds it at start. */
+  bundleWorkflows?: string;
   pdfConcurrencia: number;
   timbradoEsperaMs: number;
   pdfEsperaMs: number;
@@ -392,6 +399,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     proxiesConfiables: e.PROXIES_CONFIABLES ?? [],
     metricasWorker: e.WORKER_METRICAS,
     colasWorker: e.WORKER_COLAS,
+    bundleWorkflows: e.WORKER_BUNDLE,
     pdfConcurrencia: e.PDF_CONCURRENCIA,
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
     pdfEsperaMs: e.PDF_ESPERA_MS,
