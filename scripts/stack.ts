@@ -238,7 +238,8 @@ async function main() {
         : `  │ Temporal UI:  ${config.temporal.uiUrl}`,
       `  │ Cuenta demo:  ${demo.cuenta.id}`,
       `  │ Llave test:   ${demo.llave.secreto}`,
-      `  │ Prueba:       curl ${apiUrl}/salud/detalle`,
+      // The detailed health answers on loopback only: a replica's own port, not the balancer's.
+      `  │ Prueba:       curl ${balanceador ? `http://127.0.0.1:${apis[0]!.puerto}` : apiUrl}/salud/detalle`,
       '  └─ Ctrl-C detiene todo ──────────────────────────────────────────',
       '',
     ].join('\n') + '\n',
