@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -106,6 +106,11 @@ export async function iniciarServicioReplicado(o: {
     rutaBalanceador,
   });
   if (balanceador) writeFileSync(rutaBalanceador, balanceador);
+  const haproxy = procesos.find((p) => p.tipo === 'haproxy');
+  if (haproxy && spawnSync(haproxy.comando, ['-v']).error)
+    throw new Error(
+      'Infraestructura de pruebas incompleta: no hay HAProxy. Ejecute `make test`, que lo instala (apt-get install haproxy).',
+    );
   const pacUrl = `http://127.0.0.1:${pac}`;
   const comun: Record<string, string> = {
     TEMPORAL_ADDRESS: o.temporalAddress,
@@ -138,6 +143,8 @@ export async function iniciarServicioReplicado(o: {
       },
       stdio: ['ignore', salida, salida],
     });
+    // A spawn that fails is reported by `listo` (the process has exited), not as an uncaught error.
+    hijo.on('error', () => undefined);
     hijos.set(p.nombre, { proceso: p, hijo, log });
     return { hijo, log };
   };
