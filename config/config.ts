@@ -163,7 +163,8 @@ export const VARIABLES = {
     defecto: '1',
   },
   LIMITE_SOLICITUDES_POR_SEGUNDO: {
-    descripcion: 'Solicitudes por segundo que cada llave API puede sostener (cubeta de fichas por proceso).',
+    descripcion:
+      'Solicitudes por segundo que cada llave API puede sostener (cubeta de fichas en MySQL, una por llave para todas las réplicas de la API).',
     esquema: entero(100, 1, 1_000_000),
     defecto: '100',
   },
