@@ -90,6 +90,9 @@ describe('escala: 2 API, 2 workers y 2 workers de PDF detrás de HAProxy, con un
     db = crearKnex(base.url);
     temporalCliente = new Client({ connection: await Connection.connect({ address: temporal.address }) });
     marcar('temporal');
+  }, 180_000);
+  // A hook of its own: on a loaded machine each half may take minutes.
+  beforeAll(async () => {
     servicio = await iniciarServicioReplicado({
       temporalAddress: temporal.address,
       databaseUrl: base.url,
