@@ -41,6 +41,8 @@ export interface DepsApi {
   fallosAutenticacion: OpcionesFallos;
   /** TOKEN_OPERADOR: the operator routes from outside this machine; absent, loopback only. */
   tokenOperador?: string;
+  /** PROXIES_CONFIABLES: the balancers whose X-Forwarded-For names the client; absent or empty, the TCP peer. */
+  proxiesConfiables?: string[];
   /** Shared with the server's catalog fast path (crearServidor), so both count in one registry. */
   metricas: MetricasApi;
 }
@@ -72,17 +74,18 @@ export function crearApp(deps: DepsApi): Express {
   const { servicios } = deps;
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', false);
+  // Only the listed balancers may say who the client is (X-Forwarded-For); anyone else is the TCP peer.
+  app.set('trust proxy', deps.proxiesConfiables?.length ? deps.proxiesConfiables : false);
   app.set('query parser', 'simple');
   app.use(contexto(deps.logger, deps.metricas));
   app.use(rutasDocumentacion(rutaOpenApi()));
   // Who is asking comes before what they sent: without a valid key, a malformed or oversized body is a 401.
-  const fallos = crearLimiteDeFallos(deps.fallosAutenticacion);
+  const fallos = crearLimiteDeFallos(servicios.limites, deps.fallosAutenticacion);
   app.use(
     '/v1',
     soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta, fallos })),
   );
-  app.use('/v1', soloConLlave(limiteDeSolicitudes(deps.limite)));
+  app.use('/v1', soloConLlave(limiteDeSolicitudes(servicios.limites, deps.limite)));
   // A GET's or HEAD's body has no meaning (RFC 9110): it is neither read nor judged, so it cannot fail them.
   const json = express.json({ limit: '2mb', verify: exigirUtf8 });
   app.use((req, res, next) =>

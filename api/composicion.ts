@@ -5,6 +5,7 @@ import { crearRepositorioClientes } from '../db/repositorios/clientes';
 import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioIdempotencia } from '../db/repositorios/idempotencia';
+import { crearRepositorioLimites } from '../db/repositorios/limites';
 import { crearRepositorioLlaves } from '../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
 import { crearRepositorioPagos } from '../db/repositorios/pagos';
@@ -62,6 +63,8 @@ export function crearServicios(deps: {
   });
   return {
     llavesRepo,
+    /** The rate limits, shared by every API replica through the database. */
+    limites: crearRepositorioLimites(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),
     cuenta,
     llaves: crearServicioLlaves({ llaves: llavesRepo, cuenta }),

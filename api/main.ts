@@ -55,6 +55,7 @@ async function main() {
     limite: config.limiteSolicitudes,
     fallosAutenticacion: config.fallosAutenticacion,
     tokenOperador: config.tokenOperador,
+    proxiesConfiables: config.proxiesConfiables,
     metricas,
     salud: {
       sondas: crearRepositorioSondas(db),

@@ -28,6 +28,17 @@ const esDireccionSocket = (v: string) => {
   return Boolean(m && ip && isIP(ip) === (m[1] ? 6 : 4) && Number(m[3]) <= 65535);
 };
 
+/** An entry of Express's `trust proxy` list: an address, a subnet, or one of its named ranges. */
+const esProxyConfiable = (v: string) => {
+  if (['loopback', 'linklocal', 'uniquelocal'].includes(v)) return true;
+  const [ip = '', prefijo, ...resto] = v.split('/');
+  const version = isIP(ip);
+  if (!version || resto.length) return false;
+  return (
+    prefijo === undefined || (/^\d{1,3}$/.test(prefijo) && Number(prefijo) <= (version === 4 ? 32 : 128))
+  );
+};
+
 export const VARIABLES = {
   NODE_ENV: {
     descripcion: 'Entorno: development, test o production. En production los secretos son obligatorios.',
@@ -152,7 +163,8 @@ export const VARIABLES = {
     defecto: '1',
   },
   LIMITE_SOLICITUDES_POR_SEGUNDO: {
-    descripcion: 'Solicitudes por segundo que cada llave API puede sostener (cubeta de fichas por proceso).',
+    descripcion:
+      'Solicitudes por segundo que cada llave API puede sostener (cubeta de fichas en MySQL, una por llave para todas las réplicas de la API).',
     esquema: entero(100, 1, 1_000_000),
     defecto: '100',
   },
@@ -172,6 +184,18 @@ export const VARIABLES = {
       'Ventana en que se cuentan las autenticaciones fallidas de una dirección IP, en milisegundos.',
     esquema: entero(60_000, 1000, 86_400_000),
     defecto: '60000',
+  },
+  PROXIES_CONFIABLES: {
+    descripcion:
+      'Balanceadores o proxies inversos delante de la API cuyo X-Forwarded-For se cree (IP, IP/prefijo, loopback, linklocal o uniquelocal, separados por comas): la dirección del cliente que cuentan las autenticaciones fallidas es la que ellos reportan. Vacío = ninguno: la dirección TCP. El balanceador debe reemplazar el encabezado, no añadirle.',
+    esquema: z
+      .string()
+      .transform((v) => v.split(',').map((p) => p.trim()))
+      .refine(
+        (l) => l.every(esProxyConfiable),
+        'cada elemento debe ser una IP, IP/prefijo, loopback, linklocal o uniquelocal',
+      )
+      .optional(),
   },
   TIMBRADO_ESPERA_MS: {
     descripcion:
@@ -226,6 +250,11 @@ export const VARIABLES = {
       .pipe(z.array(z.enum(['principal', 'pdf'])).min(1))
       .default(['principal', 'pdf']),
     defecto: 'principal,pdf',
+  },
+  WORKER_BUNDLE: {
+    descripcion:
+      'Archivo con el bundle de los workflows ya construido (bundleWorkflowCode de @temporalio/worker, de este mismo código); vacío = el worker lo construye al arrancar (unos segundos de CPU por proceso).',
+    esquema: z.string().optional(),
   },
   PDF_CONCURRENCIA: {
     descripcion: 'PDF que el worker de la cola pdf genera a la vez (el resto espera en la cola).',
@@ -297,10 +326,14 @@ export interface Config {
   fallosAutenticacion: { maximo: number; ventanaMs: number };
   /** Bearer token of the operator routes; absent: loopback only. */
   tokenOperador?: string;
+  /** Proxies whose X-Forwarded-For names the client (Express's `trust proxy`); empty: the TCP peer. */
+  proxiesConfiables: string[];
   /** `IP:port` of the worker's Prometheus endpoint (Temporal's exporter). */
   metricasWorker: string;
   /** The task queues this worker process serves. */
   colasWorker: ('principal' | 'pdf')[];
+  /** A prebuilt workflow bundle (a file); absent: the worker builds it at start. */
+  bundleWorkflows?: string;
   pdfConcurrencia: number;
   timbradoEsperaMs: number;
   pdfEsperaMs: number;
@@ -364,8 +397,10 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
       ventanaMs: e.LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS,
     },
     tokenOperador: e.TOKEN_OPERADOR,
+    proxiesConfiables: e.PROXIES_CONFIABLES ?? [],
     metricasWorker: e.WORKER_METRICAS,
     colasWorker: e.WORKER_COLAS,
+    bundleWorkflows: e.WORKER_BUNDLE,
     pdfConcurrencia: e.PDF_CONCURRENCIA,
     timbradoEsperaMs: e.TIMBRADO_ESPERA_MS,
     pdfEsperaMs: e.PDF_ESPERA_MS,

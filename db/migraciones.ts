@@ -13,6 +13,7 @@ import * as m011 from './migrations/011_webhooks';
 import * as m012 from './migrations/012_procesos_pendientes';
 import * as m013 from './migrations/013_idempotencia_recurso';
 import * as m014 from './migrations/014_eventos_actor_recursos';
+import * as m015 from './migrations/015_limites_compartidos';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -35,6 +36,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '012_procesos_pendientes': m012,
   '013_idempotencia_recurso': m013,
   '014_eventos_actor_recursos': m014,
+  '015_limites_compartidos': m015,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -2,7 +2,7 @@
 # Everything `make up` and `make test` need on a fresh machine, idempotent and quick the second time.
 #   scripts/provision.sh up            also prepares the application database and the demo account
 #   scripts/provision.sh test          everything the whole suite needs (the tools it calls: xmllint, xsltproc,
-#                                      pdftoppm, zbarimg; the Temporal server; Chromium; MySQL)
+#                                      pdftoppm, zbarimg; the Temporal server; Chromium; HAProxy; MySQL)
 #   scripts/provision.sh unit          only what the unit tier needs: npm packages and xmllint/xsltproc
 #   scripts/provision.sh repositorios  npm packages and MySQL
 #   scripts/provision.sh flujos        npm packages and the Temporal CLI
@@ -70,6 +70,13 @@ if necesita chromium; then
     apt_asegurar chromium chromium-headless-shell
   fi
   ok "$( (${CHROMIUM_PATH:-$(command -v chromium-headless-shell || command -v chromium)} --version) 2>/dev/null || echo chromium)"
+fi
+
+# HAProxy balances the API replicas: `make up` with API_REPLICAS > 1, and the suite's scale-out test.
+if [ "$MODO" = test ] || { [ "$MODO" = up ] && [ "${API_REPLICAS:-1}" != 1 ]; }; then
+  paso "HAProxy (balanceador de las réplicas de la API)"
+  apt_asegurar haproxy
+  ok "$( (/usr/sbin/haproxy -v || haproxy -v) 2>/dev/null | head -1)"
 fi
 
 if [ "$MODO" = test ]; then

@@ -1,11 +1,12 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cargarConfigSinSecretos } from '../config/config';
 import { raizProyecto, rutaDatos } from '../config/rutas';
 import { registrarAtributos } from '../temporal/registrar-atributos';
+import { leerReplicas, procesosDelServicio } from './replicas';
 import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from './temporal/servidor-dev';
 import {
   pgDesdeEntorno,
@@ -16,8 +17,10 @@ import {
 
 /**
  * `make up`: starts the local Temporal dev server (or, with TEMPORAL=servidor, the production-grade server on
- * PostgreSQL), the sandbox PAC, the worker, the PDF worker and the API, with one prefixed log stream, waits
- * until GET /salud/detalle is healthy, prints where everything is, and stops it all in reverse order on Ctrl-C.
+ * PostgreSQL), the sandbox PAC, the worker, the PDF worker and the API (API_REPLICAS, WORKER_REPLICAS and
+ * PDF_REPLICAS of each, HAProxy in front of several APIs: scripts/replicas.ts), with one prefixed log stream,
+ * waits until GET /salud/detalle is healthy, prints where everything is, and stops it all in reverse order on
+ * Ctrl-C.
  */
 const modoTemporal = process.env.TEMPORAL ?? 'dev';
 if (!['dev', 'servidor'].includes(modoTemporal)) {
@@ -25,16 +28,32 @@ if (!['dev', 'servidor'].includes(modoTemporal)) {
   process.exit(2);
 }
 const config = cargarConfigSinSecretos();
+let replicas: ReturnType<typeof leerReplicas>;
+try {
+  replicas = leerReplicas();
+} catch (e) {
+  process.stderr.write(`${(e as Error).message}\n`);
+  process.exit(2);
+}
 const raiz = raizProyecto();
 const color = process.stdout.isTTY;
-const COLORES: Record<string, number> = { temporal: 35, pac: 33, worker: 34, pdf: 94, api: 32, up: 36 };
+const COLORES: Record<string, number> = {
+  temporal: 35,
+  pac: 33,
+  worker: 34,
+  pdf: 94,
+  api: 32,
+  haproxy: 92,
+  up: 36,
+};
 const procesos: { nombre: string; hijo: ChildProcess }[] = [];
 const inicio = Date.now();
 let deteniendo = false;
 
 function linea(nombre: string, texto: string) {
   const prefijo = `${nombre.padEnd(8)}│`;
-  const p = color ? `\x1b[${COLORES[nombre] ?? 37}m${prefijo}\x1b[0m` : prefijo;
+  // Replicas (api1, api2…) share their kind's color.
+  const p = color ? `\x1b[${COLORES[nombre.replace(/\d+$/, '')] ?? 37}m${prefijo}\x1b[0m` : prefijo;
   // Multi-line messages (webpack's bundle report) keep the prefix on every line.
   process.stdout.write(
     texto
@@ -129,13 +148,6 @@ async function esperarSalud(url: string, ms: number): Promise<Record<string, unk
   throw new Error(`GET /salud/detalle no quedó sano en ${ms / 1000} s: ${JSON.stringify(ultimo)}`);
 }
 
-/** `IP:port` → `IP:port+1` (port 0 stays 0: any free one). */
-function siguientePuerto(direccion: string): string {
-  const i = direccion.lastIndexOf(':');
-  const p = Number(direccion.slice(i + 1));
-  return `${direccion.slice(0, i)}:${p === 0 ? 0 : p + 1}`;
-}
-
 async function main() {
   process.on('SIGINT', () => void detener(0));
   process.on('SIGTERM', () => void detener(0));
@@ -179,19 +191,28 @@ async function main() {
       : await registrarAtributos(config.temporal.address, config.temporal.namespace);
   if (nuevos.length) linea('up', `atributos de búsqueda registrados: ${nuevos.join(', ')}`);
 
-  lanzar('pac', process.execPath, ['dist/pac/sandbox/main.js']);
-  // The PDF worker is a process of its own, as on its own machines in production: Chromium's CPU and the render
-  // queue never touch the stamping worker. Its metrics take the next port.
-  lanzar('worker', process.execPath, ['dist/worker/main.js'], { WORKER_COLAS: 'principal' });
-  lanzar('pdf', process.execPath, ['dist/worker/main.js'], {
-    WORKER_COLAS: 'pdf',
-    WORKER_METRICAS: siguientePuerto(config.metricasWorker),
+  const rutaBalanceador = join(rutaDatos(), 'haproxy.cfg');
+  const { procesos: lista, balanceador } = procesosDelServicio({
+    replicas,
+    node: process.execPath,
+    host: config.api.host,
+    puertoPublico: config.api.port,
+    metricasWorker: config.metricasWorker,
+    proxiesConfiables: process.env.PROXIES_CONFIABLES,
+    rutaBalanceador,
   });
-  lanzar('api', process.execPath, ['dist/api/main.js']);
+  if (balanceador) writeFileSync(rutaBalanceador, balanceador);
+  for (const p of lista) lanzar(p.nombre, p.comando, p.argumentos, p.entorno);
 
   const apiUrl = `http://localhost:${config.api.port}`;
-  // The detailed view (components) answers on loopback, which is where this runs.
-  const salud = await esperarSalud(`${apiUrl}/salud/detalle`, 120_000);
+  // The detailed view (components) answers on loopback, where this runs: each replica's own port, since a request
+  // through the balancer carries X-Forwarded-For and is no longer taken as local.
+  const apis = lista.filter((p) => p.tipo === 'api');
+  const saludes = await Promise.all(
+    apis.map((p) => esperarSalud(`http://127.0.0.1:${p.puerto}/salud/detalle`, 120_000)),
+  );
+  const salud = saludes[0]!;
+  if (balanceador) await esperarSalud(`${apiUrl}/salud/vivo`, 30_000);
   const demo = JSON.parse(readFileSync(join(rutaDatos(), 'demo.json'), 'utf8')) as {
     cuenta: { id: string };
     llave: { secreto: string };
@@ -204,13 +225,21 @@ async function main() {
       '',
       `  ┌─ Servicio CFDI listo en ${((Date.now() - inicio) / 1000).toFixed(1)} s ──────────────────────────────`,
       `  │ API:          ${apiUrl}   (salud: ${componentes})`,
+      ...(balanceador
+        ? [
+            `  │ Réplicas:     ${replicas.api} API detrás de HAProxy (${apis.map((p) => p.puerto).join(', ')}), ${replicas.worker} worker, ${replicas.pdf} PDF`,
+          ]
+        : replicas.worker + replicas.pdf > 2
+          ? [`  │ Réplicas:     ${replicas.worker} worker, ${replicas.pdf} PDF`]
+          : []),
       `  │ Contrato:     ${apiUrl}/openapi.yaml`,
       modoTemporal === 'servidor'
         ? `  │ Temporal:     servidor ${config.temporal.address} en PostgreSQL (sin UI: la de docker-compose o la CLI)`
         : `  │ Temporal UI:  ${config.temporal.uiUrl}`,
       `  │ Cuenta demo:  ${demo.cuenta.id}`,
       `  │ Llave test:   ${demo.llave.secreto}`,
-      `  │ Prueba:       curl ${apiUrl}/salud/detalle`,
+      // The detailed health answers on loopback only: a replica's own port, not the balancer's.
+      `  │ Prueba:       curl ${balanceador ? `http://127.0.0.1:${apis[0]!.puerto}` : apiUrl}/salud/detalle`,
       '  └─ Ctrl-C detiene todo ──────────────────────────────────────────',
       '',
     ].join('\n') + '\n',

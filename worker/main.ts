@@ -33,8 +33,6 @@ async function main() {
   // A PDF-only worker reads no secret: it is not given the master key (docker-compose.yml's worker-pdf).
   const config = cargarConfigSinSecretos();
   const soloPdf = !config.colasWorker.includes('principal');
-  // Rendering yields the CPU to stamping on a shared machine: the whole PDF worker, not only its Chromium.
-  if (soloPdf) bajarPrioridadPropia();
   const boveda = soloPdf
     ? bovedaSinClave('WORKER_COLAS=pdf solo genera PDF')
     : crearBoveda(cargarConfig().claveMaestra);
@@ -81,11 +79,14 @@ async function main() {
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
       metricas: Runtime.instance().metricMeter,
     }),
-    // One bundle for both queues' workers.
-    workflowBundle: await bundleWorkflowCode({
-      workflowsPath: require.resolve('../workflows'),
-      logger: new DefaultLogger('WARN'),
-    }),
+    // One bundle for both queues' workers: WORKER_BUNDLE's, built beforehand from this same code, or built here
+    // (a few seconds of CPU at every start).
+    workflowBundle: config.bundleWorkflows
+      ? { codePath: config.bundleWorkflows }
+      : await bundleWorkflowCode({
+          workflowsPath: require.resolve('../workflows'),
+          logger: new DefaultLogger('WARN'),
+        }),
   };
   const colas = config.colasWorker;
   const workers: Worker[] = [];
@@ -93,6 +94,9 @@ async function main() {
   if (colas.includes('pdf'))
     workers.push(await crearWorkerPdf({ ...deps, concurrencia: config.pdfConcurrencia }));
   if (!soloPdf) await asegurarProgramaciones(cliente, { taskQueue: config.temporal.taskQueue });
+  // Rendering yields the CPU to stamping on a shared machine: the whole PDF worker, not only its Chromium. Only
+  // once started: at niceness 10 on a busy machine the start itself (catalogs, bundle) took minutes.
+  if (soloPdf) bajarPrioridadPropia();
   logger.info(
     {
       taskQueue: config.temporal.taskQueue,

@@ -30,17 +30,18 @@ export function autenticacion(deps: {
 }): RequestHandler {
   const ultimoUso = new Map<string, number>();
   return async (req, _res, next) => {
-    // `trust proxy` is off: the socket's peer, which a client cannot forge with a header.
-    const cliente = claveDeDireccion(req.socket.remoteAddress);
-    const espera = deps.fallos.espera(cliente);
+    // The socket's peer, which a client cannot forge with a header; behind a listed balancer (PROXIES_CONFIABLES),
+    // the address it reports.
+    const cliente = claveDeDireccion(req.ip);
+    const espera = await deps.fallos.espera(cliente);
     if (espera !== null) throw errorDemasiadosFallos(espera);
-    const fallo = () => {
-      if (deps.fallos.registrarFallo(cliente))
+    const fallo = async () => {
+      if (await deps.fallos.registrarFallo(cliente))
         req.log.warn({ cliente }, 'autenticación: límite de intentos fallidos alcanzado');
     };
     const secreto = secretoDe(req.get('authorization'));
     if (secreto === null) {
-      fallo();
+      await fallo();
       throw new ApiError(
         'autenticacion',
         'autenticacion_requerida',
@@ -51,7 +52,7 @@ export function autenticacion(deps: {
     }
     const fila = modoDeLlave(secreto) ? await deps.llaves.activaPorHash(hashLlave(secreto)) : undefined;
     if (!fila) {
-      fallo();
+      await fallo();
       throw new ApiError(
         'autenticacion',
         'llave_invalida',

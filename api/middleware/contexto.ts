@@ -69,7 +69,9 @@ export function abrirSolicitud(
   const inicio = process.hrtime.bigint();
   res.on('finish', () => {
     const duracionMs = Number(process.hrtime.bigint() - inicio) / 1e6;
-    log.info({ metodo: req.method, ruta, status: res.statusCode, duracion_ms: duracionMs }, 'solicitud');
+    // The balancer's and the container's liveness checks (every second, every replica): logged only when they fail.
+    const nivel = ruta === '/salud/vivo' && res.statusCode === 200 ? 'debug' : 'info';
+    log[nivel]({ metodo: req.method, ruta, status: res.statusCode, duracion_ms: duracionMs }, 'solicitud');
     metricas.solicitud(metodo, ruta, res.statusCode, duracionMs / 1000);
   });
   return { id, log };

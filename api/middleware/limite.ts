@@ -1,5 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { RequestHandler } from 'express';
+import { esFallaDeConexion } from '../../db/conexion';
+import type { RepositorioLimites } from '../../db/repositorios/limites';
 import { alcanceDe } from '../alcance';
 import { ApiError } from '../errores';
 
@@ -9,24 +11,22 @@ export interface OpcionesLimite {
 }
 
 /**
- * Token bucket per API key, in this process: `rafaga` requests at once, refilled at `porSegundo`.
- * Several API instances each apply it (documented); a shared store would be needed for a global limit.
+ * Token bucket per API key: `rafaga` requests at once, refilled at `porSegundo`. The bucket lives in the
+ * database every API replica shares, so the limit is the key's across replicas; one statement per request.
  */
-export function limiteDeSolicitudes(op: OpcionesLimite, reloj: () => number = Date.now): RequestHandler {
-  const cubetas = new Map<string, { fichas: number; t: number }>();
-  return (req, res, next) => {
-    const { llaveId } = alcanceDe(req);
-    const ahora = reloj();
-    const c = cubetas.get(llaveId) ?? { fichas: op.rafaga, t: ahora };
-    c.fichas = Math.min(op.rafaga, c.fichas + ((ahora - c.t) / 1000) * op.porSegundo);
-    c.t = ahora;
-    cubetas.set(llaveId, c);
-    const hastaLleno = Math.ceil((op.rafaga - c.fichas) / op.porSegundo);
+export function limiteDeSolicitudes(
+  limites: Pick<RepositorioLimites, 'tomarFicha'>,
+  op: OpcionesLimite,
+  reloj: () => number = Date.now,
+): RequestHandler {
+  return async (req, res, next) => {
+    const ficha = await limites.tomarFicha(alcanceDe(req), op, new Date(reloj()));
+    const fichas = ficha.milifichas / 1000;
     res.setHeader('RateLimit-Limit', String(op.rafaga));
-    if (c.fichas < 1) {
-      const espera = Math.max(1, Math.ceil((1 - c.fichas) / op.porSegundo));
-      res.setHeader('RateLimit-Remaining', '0');
-      res.setHeader('RateLimit-Reset', String(hastaLleno));
+    res.setHeader('RateLimit-Remaining', String(Math.floor(fichas)));
+    res.setHeader('RateLimit-Reset', String(Math.ceil((op.rafaga - fichas) / op.porSegundo)));
+    if (!ficha.concedida) {
+      const espera = Math.max(1, Math.ceil((1 - fichas) / op.porSegundo));
       throw new ApiError(
         'limite_de_solicitudes',
         'limite_de_solicitudes_excedido',
@@ -35,9 +35,6 @@ export function limiteDeSolicitudes(op: OpcionesLimite, reloj: () => number = Da
         { 'Retry-After': String(espera) },
       );
     }
-    c.fichas -= 1;
-    res.setHeader('RateLimit-Remaining', String(Math.floor(c.fichas)));
-    res.setHeader('RateLimit-Reset', String(Math.ceil((op.rafaga - c.fichas) / op.porSegundo)));
     next();
   };
 }
@@ -46,7 +43,7 @@ export interface OpcionesFallos {
   /** Failures an address may pile up in one window; the next request waits for the window's end. */
   maximo: number;
   ventanaMs: number;
-  /** Addresses tracked at once: beyond it the oldest windows are forgotten, so memory stays bounded. */
+  /** Addresses whose verdict a replica remembers: beyond it the oldest are forgotten, so memory stays bounded. */
   maxDirecciones?: number;
 }
 
@@ -71,52 +68,80 @@ export function claveDeDireccion(direccion: string | undefined): string {
     .join(':')}::/64`;
 }
 
+/** How long a replica trusts its last read of an address that was not blocked (failures on other replicas). */
+export const VIGENCIA_LECTURA_MS = 1000;
+
 /**
- * Failed authentications per client address, in fixed windows, in this process. A success does not clear
- * the count: otherwise one valid key would let its holder guess others without limit.
+ * Failed authentications per client address, in fixed windows, counted in the database every API replica shares:
+ * a failure is one statement (failures are rare); a request reads the address's count at most once a second per
+ * replica (remembered here, bounded), and a replica whose own failure reaches the limit reads it at once. So the
+ * limit holds across replicas; another replica starts refusing a valid key from a blocked address within a second.
+ * A success does not clear the count: otherwise one valid key would let its holder guess others without limit.
  */
-export function crearLimiteDeFallos(op: OpcionesFallos, reloj: () => number = Date.now) {
+export function crearLimiteDeFallos(
+  repo: Pick<RepositorioLimites, 'leerFallos' | 'registrarFallo' | 'purgarFallosAnterioresA'>,
+  op: OpcionesFallos,
+  reloj: () => number = Date.now,
+) {
   const maxDirecciones = op.maxDirecciones ?? 10_000;
-  // Insertion order is window-start order (an expired window is deleted before a new one is set), so the
-  // oldest windows are always first: expiring and evicting stop at the first young one.
-  const ventanas = new Map<string, { inicio: number; fallos: number }>();
-  const vencida = (v: { inicio: number }, ahora: number) => ahora - v.inicio >= op.ventanaMs;
+  // What this replica last read of each address: until when the verdict holds, and the block's end if blocked.
+  // Insertion order is reading order, so the first entries are the oldest to forget.
+  const vistas = new Map<string, { hasta: number; bloqueadaHasta: number | null }>();
+  let ultimaPurga = -Infinity;
 
-  function vigente(clave: string, ahora: number) {
-    const v = ventanas.get(clave);
-    if (v && vencida(v, ahora)) {
-      ventanas.delete(clave);
-      return undefined;
-    }
-    return v;
-  }
-
-  function hacerLugar(ahora: number) {
-    for (const [clave, v] of ventanas) {
-      if (ventanas.size < maxDirecciones && !vencida(v, ahora)) break;
-      ventanas.delete(clave);
-    }
+  function recordar(clave: string, v: { hasta: number; bloqueadaHasta: number | null }) {
+    vistas.delete(clave);
+    vistas.set(clave, v);
+    if (vistas.size > maxDirecciones) vistas.delete(vistas.keys().next().value!);
   }
 
   return {
     /** Seconds the address must wait, or null when it may try. */
-    espera(clave: string): number | null {
+    async espera(clave: string): Promise<number | null> {
       const ahora = reloj();
-      const v = vigente(clave, ahora);
-      if (!v || v.fallos < op.maximo) return null;
-      return Math.max(1, Math.ceil((v.inicio + op.ventanaMs - ahora) / 1000));
+      let v = vistas.get(clave);
+      if (!v || ahora >= v.hasta) {
+        let fila: Awaited<ReturnType<typeof repo.leerFallos>>;
+        try {
+          fila = await repo.leerFallos(clave);
+        } catch (e) {
+          // The database is down: the request's own lookup answers 503 (or 401 without credentials).
+          if (esFallaDeConexion(e)) return null;
+          throw e;
+        }
+        const fin = fila ? fila.inicio.getTime() + op.ventanaMs : 0;
+        v =
+          fila && fila.fallos >= op.maximo && ahora < fin
+            ? { hasta: fin, bloqueadaHasta: fin }
+            : { hasta: ahora + VIGENCIA_LECTURA_MS, bloqueadaHasta: null };
+        recordar(clave, v);
+      }
+      if (v.bloqueadaHasta === null) return null;
+      return Math.max(1, Math.ceil((v.bloqueadaHasta - ahora) / 1000));
     },
     /** Counts one failure; true when this one used up the address's allowance. */
-    registrarFallo(clave: string): boolean {
+    async registrarFallo(clave: string): Promise<boolean> {
       const ahora = reloj();
-      const v = vigente(clave, ahora);
-      if (v) return ++v.fallos === op.maximo;
-      hacerLugar(ahora);
-      ventanas.set(clave, { inicio: ahora, fallos: 1 });
-      return op.maximo === 1;
+      let fallos: number;
+      try {
+        fallos = await repo.registrarFallo(clave, op.ventanaMs, new Date(ahora));
+      } catch (e) {
+        // Not counted while the database is down; the request still gets its 401.
+        if (esFallaDeConexion(e)) return false;
+        throw e;
+      }
+      // At the limit: the next request of this address reads the window (its end) instead of a stale verdict.
+      if (fallos >= op.maximo) vistas.delete(clave);
+      if (ahora - ultimaPurga >= op.ventanaMs) {
+        ultimaPurga = ahora;
+        // Ended windows only; a failed purge is retried a window later.
+        repo.purgarFallosAnterioresA(new Date(ahora - op.ventanaMs)).catch(() => undefined);
+      }
+      return fallos === op.maximo;
     },
+    /** Addresses this replica remembers (bounded by `maxDirecciones`). */
     get direcciones(): number {
-      return ventanas.size;
+      return vistas.size;
     },
   };
 }

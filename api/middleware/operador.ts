@@ -16,13 +16,13 @@ export interface OpcionesOperador {
  * else gets one 401, whatever was wrong.
  */
 export function soloOperador(op: OpcionesOperador): RequestHandler {
-  return (req, _res, next) => {
+  return async (req, _res, next) => {
     if (desdeLoopback(req)) return next();
-    const cliente = claveDeDireccion(req.socket.remoteAddress);
-    const espera = op.fallos.espera(cliente);
+    const cliente = claveDeDireccion(req.ip);
+    const espera = await op.fallos.espera(cliente);
     if (espera !== null) throw errorDemasiadosFallos(espera);
     if (conTokenOperador(req, op.token)) return next();
-    if (op.fallos.registrarFallo(cliente))
+    if (await op.fallos.registrarFallo(cliente))
       req.log.warn({ cliente }, 'operador: límite de intentos fallidos alcanzado');
     throw new ApiError(
       'autenticacion',

@@ -133,3 +133,29 @@ describe('límite de autenticaciones fallidas por dirección', () => {
     }
   });
 });
+
+describe('detrás de un balanceador (PROXIES_CONFIABLES)', () => {
+  it('cuenta los fallos de la dirección que reporta el balanceador listado, no la suya', async () => {
+    const pila = await iniciarPila({
+      worker: false,
+      pac: false,
+      fallosAutenticacion: { maximo: 2, ventanaMs: 60_000 },
+      proxiesConfiables: ['loopback'],
+    });
+    try {
+      const cuenta = await nuevaCuenta(pila.db, pila.url);
+      const desde = (ip: string) => ({ 'X-Forwarded-For': ip });
+      const cliente = clienteHttp(pila.url, 'sk_test_' + 'x'.repeat(40));
+      for (let i = 0; i < 2; i++)
+        expect((await cliente.get('/v1/cuenta', desde('203.0.113.50'))).status).toBe(401);
+      expect((await cuenta.http.get('/v1/cuenta', desde('203.0.113.50'))).body.error?.codigo).toBe(
+        'demasiados_intentos_fallidos',
+      );
+      // Another client behind the same balancer, and the balancer's own address, are not blocked.
+      expect((await cuenta.http.get('/v1/cuenta', desde('203.0.113.51'))).status).toBe(200);
+      expect((await cuenta.http.get('/v1/cuenta')).status).toBe(200);
+    } finally {
+      await pila.detener();
+    }
+  });
+});

@@ -9,6 +9,7 @@ import { crearRepositorioEntregas } from '../../db/repositorios/entregas';
 import { crearRepositorioEventos, type TipoEvento } from '../../db/repositorios/eventos';
 import { crearRepositorioFacturas, type FacturaNueva } from '../../db/repositorios/facturas';
 import { crearRepositorioIdempotencia } from '../../db/repositorios/idempotencia';
+import { crearRepositorioLimites } from '../../db/repositorios/limites';
 import { crearRepositorioLlaves } from '../../db/repositorios/llaves';
 import { crearRepositorioOrganizaciones } from '../../db/repositorios/organizaciones';
 import { crearRepositorioPagos } from '../../db/repositorios/pagos';
@@ -30,6 +31,7 @@ import { crearEntregasEnMemoria } from '../support/memoria/entregas';
 import { crearEventosEnMemoria } from '../support/memoria/eventos';
 import { crearFacturasEnMemoria } from '../support/memoria/facturas';
 import { crearIdempotenciaEnMemoria } from '../support/memoria/idempotencia';
+import { crearLimitesEnMemoria } from '../support/memoria/limites';
 import { crearLlavesEnMemoria } from '../support/memoria/llaves';
 import { crearOrganizacionesEnMemoria } from '../support/memoria/organizaciones';
 import { crearPagosEnMemoria } from '../support/memoria/pagos';
@@ -60,6 +62,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     webhooks: crearRepositorioWebhooks(db),
     entregas: crearRepositorioEntregas(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),
+    limites: crearRepositorioLimites(db),
   };
 }
 
@@ -99,6 +102,7 @@ function enMemoria(): Implementacion {
       webhooks: crearWebhooksEnMemoria(m),
       entregas: crearEntregasEnMemoria(m),
       idempotencia: crearIdempotenciaEnMemoria(m, crearBoveda({ clave: randomBytes(32), version: 1 })),
+      limites: crearLimitesEnMemoria(m),
     },
     transacciones: crearTransaccionesEnMemoria(m, {
       alConfirmarEventos: (ids) => void confirmados.push(ids),

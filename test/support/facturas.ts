@@ -4,7 +4,7 @@ import type { Pila } from './pila';
 
 /** An account with an organization, its valid test CSD, a client and a product: ready to invoice. */
 export async function cuentaLista(
-  pila: Pila,
+  pila: Pick<Pila, 'db' | 'url'>,
 ): Promise<CuentaDePrueba & { org: string; cli: string; prod: string }> {
   const c = await nuevaCuenta(pila.db, pila.url);
   const org = (await c.http.post('/v1/organizaciones', ORGANIZACION)).body.id;

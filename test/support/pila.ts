@@ -12,6 +12,7 @@ import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
 import { crearKnex, type Knex } from '../../db/conexion';
 import { crearRepositorioFacturas } from '../../db/repositorios/facturas';
+import type { RepositorioLimites } from '../../db/repositorios/limites';
 import { conectarTemporal } from '../../temporal/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
 import { leerConfigSandbox } from '../../pac/sandbox/configuracion';
@@ -25,6 +26,8 @@ import { crearPacPara } from '../../pac/fabrica';
 import { crearCanceladorTemporal } from '../../temporal/cancelador';
 import { crearRegistradorPagosTemporal } from '../../temporal/registrador-pagos';
 import { crearTimbradorTemporal } from '../../temporal/timbrador';
+import { Almacen } from './memoria/almacen';
+import { crearLimitesEnMemoria } from './memoria/limites';
 
 let runtimeInstalado = false;
 
@@ -74,6 +77,8 @@ export interface OpcionesPila {
   /** Failed authentications per address before 429 (default: the configuration's). */
   fallosAutenticacion?: { maximo: number; ventanaMs: number };
   tokenOperador?: string;
+  /** Balancers whose X-Forwarded-For names the client (PROXIES_CONFIABLES; default the configuration's). */
+  proxiesConfiables?: string[];
   /** The API's bounded wait for stamping (default 15 s: the test machine may be loaded). */
   timbradoEsperaMs?: number;
   /** SAT status polling of cancellations awaiting the receiver (default 500 ms in tests). */
@@ -97,6 +102,22 @@ export interface OpcionesPila {
    * per test file, by its first stack: only that one's option counts. Default: no exporter.
    */
   metricasWorker?: string;
+}
+
+/**
+ * Failed authentications are counted per client address, and every test file's client is 127.0.0.1: counted in
+ * the shared database, one file's refusals would block the files running beside it. Each stack counts its own in
+ * memory, as a lone API process did; the rate limit per key stays in the database (keys are per test). The shared
+ * count is the repository contract's (test/repositorios/limites.test.ts) and the scale-out test's.
+ */
+function limitesDeLaPila(enBase: RepositorioLimites): RepositorioLimites {
+  const propios = crearLimitesEnMemoria(new Almacen());
+  return {
+    tomarFicha: enBase.tomarFicha,
+    leerFallos: propios.leerFallos,
+    registrarFallo: propios.registrarFallo,
+    purgarFallosAnterioresA: propios.purgarFallosAnterioresA,
+  };
 }
 
 // The catalogs never change during a run: load them once for every stack of this test file.
@@ -229,11 +250,12 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       metricas,
       app: crearApp({
         logger,
-        servicios,
+        servicios: { ...servicios, limites: limitesDeLaPila(servicios.limites) },
         metricas,
         limite: op.limite ?? config.limiteSolicitudes,
         fallosAutenticacion: op.fallosAutenticacion ?? config.fallosAutenticacion,
         tokenOperador: op.tokenOperador ?? config.tokenOperador,
+        proxiesConfiables: op.proxiesConfiables ?? config.proxiesConfiables,
         salud: {
           sondas: crearRepositorioSondas(db),
           temporal: cliente,

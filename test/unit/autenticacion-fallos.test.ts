@@ -1,7 +1,13 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { ApiError } from '../../api/errores';
 import { autenticacion } from '../../api/middleware/autenticacion';
-import { claveDeDireccion, crearLimiteDeFallos } from '../../api/middleware/limite';
+import {
+  claveDeDireccion,
+  crearLimiteDeFallos,
+  VIGENCIA_LECTURA_MS,
+  type OpcionesFallos,
+} from '../../api/middleware/limite';
+import { aApiError } from '../../api/middleware/manejador-errores';
 import { soloOperador } from '../../api/middleware/operador';
 import type { RepositorioLlaves } from '../../db/repositorios/llaves';
 import { crearLogger } from '../../log/logger';
@@ -9,6 +15,7 @@ import { generarLlave } from '../../seguridad/llaves-api';
 import { desdeLoopback } from '../../seguridad/operador';
 import type { ServicioCuenta } from '../../servicios/cuenta';
 import { Almacen } from '../support/memoria';
+import { crearLimitesEnMemoria } from '../support/memoria/limites';
 import { crearLlavesEnMemoria } from '../support/memoria/llaves';
 
 const MINUTO = 60_000;
@@ -19,12 +26,18 @@ function reloj(inicio = 1_000_000) {
   return r;
 }
 
+/** A limiter over its own in-memory store, or over `almacen` (another replica of the same store). */
+const limiteDeFallos = (op: OpcionesFallos, leer: () => number, almacen = new Almacen()) =>
+  crearLimiteDeFallos(crearLimitesEnMemoria(almacen), op, leer);
+
 function solicitud(direccion: string, encabezados: Record<string, string> = {}): Request {
   const headers = Object.fromEntries(Object.entries(encabezados).map(([k, v]) => [k.toLowerCase(), v]));
   return {
     headers,
     get: (n: string) => headers[n.toLowerCase()],
     socket: { remoteAddress: direccion },
+    // What Express gives with `trust proxy` off.
+    ip: direccion,
     log,
   } as unknown as Request;
 }
@@ -45,36 +58,85 @@ async function correr(mw: RequestHandler, req: Request): Promise<ApiError | 'sig
 }
 
 describe('límite de autenticaciones fallidas por dirección', () => {
-  it('bloquea al llegar al máximo, dice cuánto esperar y vuelve a permitir al terminar la ventana', () => {
+  it('bloquea al llegar al máximo, dice cuánto esperar y vuelve a permitir al terminar la ventana', async () => {
     const r = reloj();
-    const l = crearLimiteDeFallos({ maximo: 3, ventanaMs: MINUTO }, r.leer);
-    expect([l.registrarFallo('1.2.3.4'), l.registrarFallo('1.2.3.4')]).toEqual([false, false]);
-    expect(l.espera('1.2.3.4')).toBeNull();
-    expect(l.registrarFallo('1.2.3.4')).toBe(true);
-    expect(l.espera('1.2.3.4')).toBe(60);
-    expect(l.espera('5.6.7.8')).toBeNull();
+    const l = limiteDeFallos({ maximo: 3, ventanaMs: MINUTO }, r.leer);
+    expect([await l.registrarFallo('1.2.3.4'), await l.registrarFallo('1.2.3.4')]).toEqual([false, false]);
+    expect(await l.espera('1.2.3.4')).toBeNull();
+    expect(await l.registrarFallo('1.2.3.4')).toBe(true);
+    expect(await l.espera('1.2.3.4')).toBe(60);
+    expect(await l.espera('5.6.7.8')).toBeNull();
     r.ahora += 45_500;
-    expect(l.espera('1.2.3.4')).toBe(15);
+    expect(await l.espera('1.2.3.4')).toBe(15);
     r.ahora += 14_500;
-    expect(l.espera('1.2.3.4')).toBeNull();
-    expect(l.registrarFallo('1.2.3.4')).toBe(false);
+    expect(await l.espera('1.2.3.4')).toBeNull();
+    expect(await l.registrarFallo('1.2.3.4')).toBe(false);
   });
 
-  it('no crece sin límite: olvida primero las ventanas vencidas y luego las más viejas', () => {
+  it('no crece sin límite: la réplica recuerda a lo más maxDirecciones y la base olvida las ventanas vencidas', async () => {
     const r = reloj();
-    const l = crearLimiteDeFallos({ maximo: 1, ventanaMs: MINUTO, maxDirecciones: 100 }, r.leer);
-    for (let i = 0; i < 100; i++) l.registrarFallo(`10.0.0.${i}`);
-    expect(l.direcciones).toBe(100);
-    r.ahora += MINUTO;
-    l.registrarFallo('10.0.1.1');
-    expect(l.direcciones).toBe(1);
-    for (let i = 0; i < 10_000; i++) {
+    const almacen = new Almacen();
+    const l = limiteDeFallos({ maximo: 1, ventanaMs: MINUTO, maxDirecciones: 100 }, r.leer, almacen);
+    const tabla = almacen.tabla('fallos_autenticacion');
+    for (let i = 0; i < 300; i++) {
       r.ahora += 1;
-      l.registrarFallo(`10.1.${Math.floor(i / 256)}.${i % 256}`);
+      await l.registrarFallo(`10.0.${Math.floor(i / 256)}.${i % 256}`);
+      await l.espera(`10.0.${Math.floor(i / 256)}.${i % 256}`);
     }
     expect(l.direcciones).toBe(100);
-    // The newest blocked address is still remembered.
-    expect(l.espera('10.1.39.15')).not.toBeNull();
+    expect(tabla.todas()).toHaveLength(300);
+    // The newest blocked address is still remembered; a forgotten one is read again, still blocked.
+    expect(await l.espera('10.0.1.43')).not.toBeNull();
+    expect(await l.espera('10.0.0.0')).not.toBeNull();
+    // A window later, the next failure purges the ended windows from the shared table.
+    r.ahora += MINUTO + 1;
+    await l.registrarFallo('10.9.9.9');
+    await new Promise((listo) => setImmediate(listo));
+    expect(tabla.todas().map((f) => f.id)).toEqual(['10.9.9.9']);
+  });
+
+  it('entre réplicas: los fallos de una bloquean en la otra, a más tardar tras un segundo o en su propio fallo', async () => {
+    const r = reloj();
+    const almacen = new Almacen();
+    const op = { maximo: 3, ventanaMs: MINUTO };
+    const [a, b, c] = [
+      limiteDeFallos(op, r.leer, almacen),
+      limiteDeFallos(op, r.leer, almacen),
+      limiteDeFallos(op, r.leer, almacen),
+    ];
+    const ip = '198.51.100.20';
+    // b read the address while it was clean; c never did.
+    expect(await b.espera(ip)).toBeNull();
+    for (let i = 0; i < 3; i++) await a.registrarFallo(ip);
+    expect(await a.espera(ip)).toBe(60);
+    expect(await c.espera(ip)).toBe(60);
+    expect(await b.espera(ip)).toBeNull();
+    r.ahora += VIGENCIA_LECTURA_MS;
+    expect(await b.espera(ip)).toBe(59);
+    // A replica whose own failure finds the limit passed refuses from its next request.
+    const otra = '198.51.100.21';
+    expect(await b.espera(otra)).toBeNull();
+    for (let i = 0; i < 3; i++) await a.registrarFallo(otra);
+    expect(await b.registrarFallo(otra)).toBe(false);
+    expect(await b.espera(otra)).toBe(60);
+  });
+
+  it('con la base caída no bloquea ni cuenta (la búsqueda de la llave responde 503); otro error sí sale', async () => {
+    const caida = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const repo = {
+      leerFallos: () => Promise.reject(caida),
+      registrarFallo: () => Promise.reject(caida),
+      purgarFallosAnterioresA: () => Promise.reject(caida),
+    };
+    const l = crearLimiteDeFallos(repo, { maximo: 1, ventanaMs: MINUTO });
+    expect(await l.espera('1.2.3.4')).toBeNull();
+    expect(await l.registrarFallo('1.2.3.4')).toBe(false);
+    expect(aApiError(caida)).toMatchObject({ status: 503, codigo: 'base_de_datos_no_disponible' });
+    const rota = crearLimiteDeFallos(
+      { ...repo, leerFallos: () => Promise.reject(new Error("Table 'fallos_autenticacion' doesn't exist")) },
+      { maximo: 1, ventanaMs: MINUTO },
+    );
+    await expect(rota.espera('1.2.3.4')).rejects.toThrow(/doesn't exist/);
   });
 
   it('cuenta IPv4 tal cual (también la mapeada en IPv6) e IPv6 por su /64', () => {
@@ -112,7 +174,7 @@ describe('autenticación con límite de fallos', () => {
       },
     };
     const r = reloj();
-    const fallos = crearLimiteDeFallos({ maximo: 2, ventanaMs: MINUTO }, r.leer);
+    const fallos = limiteDeFallos({ maximo: 2, ventanaMs: MINUTO }, r.leer);
     const mw = autenticacion({ llaves: contadas, cuenta, fallos });
     const basic = (s: string) => ({ Authorization: `Basic ${Buffer.from(`${s}:`).toString('base64')}` });
     return { mw, consultas, r, basic, valida: valida.secreto };
@@ -156,7 +218,7 @@ describe('guardia de operador', () => {
   const TOKEN = 't'.repeat(40);
   const bearer = (t: string) => ({ Authorization: `Bearer ${t}` });
   const guardia = (token?: string) =>
-    soloOperador({ token, fallos: crearLimiteDeFallos({ maximo: 3, ventanaMs: MINUTO }, reloj().leer) });
+    soloOperador({ token, fallos: limiteDeFallos({ maximo: 3, ventanaMs: MINUTO }, reloj().leer) });
 
   it('loopback pasa sin token; con encabezados de reenvío (un proxy local) ya no cuenta como loopback', async () => {
     for (const ip of ['127.0.0.1', '::1', '::ffff:127.0.0.1'])

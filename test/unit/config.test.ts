@@ -53,6 +53,24 @@ describe('configuración', () => {
     expect(m).toContain('CFDI_CLAVE_MAESTRA: debe ser 32 bytes');
   });
 
+  it('PROXIES_CONFIABLES: vacío = ninguno; acepta IP, IP/prefijo y los rangos con nombre de Express', () => {
+    expect(cargarConfig({}).proxiesConfiables).toEqual([]);
+    expect(cargarConfig({ PROXIES_CONFIABLES: '' }).proxiesConfiables).toEqual([]);
+    expect(
+      cargarConfig({ PROXIES_CONFIABLES: 'loopback, 10.0.0.0/8,fd00::/8,192.0.2.7, uniquelocal' })
+        .proxiesConfiables,
+    ).toEqual(['loopback', '10.0.0.0/8', 'fd00::/8', '192.0.2.7', 'uniquelocal']);
+    for (const malo of [
+      'cualquiera',
+      '10.0.0.0/33',
+      'fd00::/129',
+      '10.0.0.0/8/1',
+      'balanceador:80',
+      'loopback,',
+    ])
+      expect(() => cargarConfig({ PROXIES_CONFIABLES: malo })).toThrow(/PROXIES_CONFIABLES/);
+  });
+
   it('documenta cada variable y ningún secreto tiene valor por defecto', () => {
     for (const [nombre, v] of Object.entries(VARIABLES)) {
       expect(v.descripcion.length).toBeGreaterThan(10);

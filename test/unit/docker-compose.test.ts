@@ -10,6 +10,7 @@ import {
   type ConfigSinSecretos,
 } from '../../config/config';
 import { raizProyecto } from '../../config/rutas';
+import { configuracionCompose, RUTA_SALUD_REPLICA } from '../../scripts/balanceador';
 import { procesoServidorProduccion } from '../../scripts/temporal/servidor-produccion';
 import { ATRIBUTOS, atributosParaCli } from '../../workflows/atributos';
 
@@ -33,6 +34,7 @@ interface Servicio {
   volumes?: (string | { source?: string; target: string })[];
   restart?: string;
   user?: string;
+  container_name?: string;
 }
 
 interface Compose {
@@ -53,7 +55,10 @@ const SERVICIOS_ESPERADOS = [
   'worker',
   'worker-pdf',
   'api',
+  'balanceador',
 ];
+/** What `docker compose up --scale` multiplies: no fixed host port, no container name. */
+const SERVICIOS_ESCALABLES = ['api', 'worker', 'worker-pdf'];
 /** Processes built from this repository: they read config/config.ts. */
 const SERVICIOS_APP = ['api', 'worker', 'worker-pdf', 'pac-sandbox', 'migrate'] as const;
 type ServicioApp = (typeof SERVICIOS_APP)[number];
@@ -302,15 +307,46 @@ describe('docker-compose.yml de producción', () => {
     }
   });
 
-  it('publica el puerto en el que escucha la API y su healthcheck lo consulta', () => {
+  it('las réplicas escalan con --scale: api, worker y worker-pdf no fijan puertos del host ni nombre de contenedor', () => {
+    for (const n of SERVICIOS_ESCALABLES) {
+      const s = pila.servicio(n);
+      expect({ n, puertos: s.ports ?? [], nombre: s.container_name }).toEqual({
+        n,
+        puertos: [],
+        nombre: undefined,
+      });
+    }
+  });
+
+  it('el balanceador publica el puerto de la API y reparte entre las réplicas que resuelve el DNS de Docker', () => {
     const { port, host } = pila.config.api.api;
     expect(host).toBe('0.0.0.0');
-    expect(puertos(pila.servicio('api')).map((p) => p.contenedor)).toContain(port);
+    const balanceador = pila.servicio('balanceador');
+    expect(balanceador.image).toMatch(/^haproxy:2\.6(\.|$)/);
+    expect(puertos(balanceador)).toEqual([{ contenedor: 3000, publicado: 3000 }]);
+    expect(dependencias(balanceador)).toEqual({ api: 'service_healthy' });
+    const archivo = montaje(balanceador, '/usr/local/etc/haproxy/haproxy.cfg');
+    expect(archivo).toBeDefined();
+    // The same configuration `make up` and the scale-out test run, with Docker's DNS for the servers.
+    expect(readFileSync(archivo!, 'utf8')).toBe(configuracionCompose());
+    const cfg = configuracionCompose();
+    expect(cfg).toContain('bind 0.0.0.0:3000');
+    expect(cfg).toContain(`server-template api 1-16 api:${port} check resolvers docker`);
+    expect(cfg).toContain('nameserver dns 127.0.0.11:53');
+    expect(cfg).toContain(`option httpchk GET ${RUTA_SALUD_REPLICA}`);
+    // The API counts failed authentications by the address the balancer reports, which must be trusted.
+    expect(cfg).toContain('http-request set-header X-Forwarded-For %[src]');
+    expect(pila.config.api.proxiesConfiables).toEqual(['uniquelocal']);
+  });
+
+  it('la API escucha en el puerto que consultan su healthcheck y el balanceador', () => {
+    const { port } = pila.config.api.api;
     const prueba = [pila.servicio('api').healthcheck?.test ?? []].flat().join(' ');
     const url = prueba.match(/https?:\/\/[^'"\s)]+/)?.[0];
     expect(url).toBeDefined();
     expect(new URL(url!).pathname).toBe('/salud/vivo');
     expect(Number(new URL(url!).port)).toBe(port);
+    expect(new URL(url!).pathname).toBe(RUTA_SALUD_REPLICA);
   });
 
   it('el PAC sandbox recibe el mismo TOKEN_OPERADOR que la API (su interruptor global de fallas es del operador)', () => {

@@ -7,6 +7,7 @@ import { crearDespachadorEnMemoria } from './despachador';
 import { crearEntregasEnMemoria } from './entregas';
 import { crearEventosEnMemoria } from './eventos';
 import { crearFacturasEnMemoria } from './facturas';
+import { crearLimitesEnMemoria } from './limites';
 import { crearLlavesEnMemoria } from './llaves';
 import { crearOrganizacionesEnMemoria } from './organizaciones';
 import { crearPagosEnMemoria } from './pagos';
@@ -54,6 +55,7 @@ export function crearMemoria() {
     sondas: crearSondasEnMemoria(almacen),
     webhooks: crearWebhooksEnMemoria(almacen),
     entregas,
+    limites: crearLimitesEnMemoria(almacen),
     despachador,
   };
 }
