@@ -103,6 +103,7 @@ describe('CSD activo vencido', () => {
         mensaje: `El certificado ${CSD_VALIDO.noCertificado} (${x.ids.cert}) venció el ${AHORA.toISOString().slice(0, 10)} y ya no puede sellar: suba un CSD vigente con POST /v1/certificados.`,
         paso: 'certificado',
       },
+      referencias: expect.arrayContaining(['EKU9003173C9']) as string[],
     });
     expect(abrir).not.toHaveBeenCalled();
     expect(sellar).not.toHaveBeenCalled();
