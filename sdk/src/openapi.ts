@@ -301,9 +301,9 @@ export interface paths {
      *     representación impresa de un CFDI" y el código QR con la URL de verificación; en el `color_acento` de la
      *     organización. `Content-Type: application/pdf`.
      *
-     *     El PDF se genera aparte del timbrado, en su propio workflow (`pdf:<factura>`): el timbrado responde sin
-     *     esperarlo. Si se pide antes de que esté guardado, esta misma solicitud lo genera en ese momento y lo
-     *     responde; las lecturas siguientes salen de lo guardado. Solo si generarlo tarda más de `PDF_ESPERA_MS`
+     *     El PDF se genera después del timbrado, como último paso de su workflow (`timbrado:<factura>`, en la cola de
+     *     PDF): el timbrado responde sin esperarlo. Si se pide antes de que esté guardado, esta misma solicitud lo
+     *     genera en ese momento (`pdf:<factura>`) y lo responde; las lecturas siguientes salen de lo guardado. Solo si generarlo tarda más de `PDF_ESPERA_MS`
      *     (20 s; el worker de PDF no está corriendo) responde 409 `pdf_en_proceso` con `Retry-After`.
      *
      *     409 `factura_no_timbrada` si la factura no está timbrada (borrador, timbrado pendiente o fallido).
