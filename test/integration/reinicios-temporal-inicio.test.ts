@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { asegurarProgramaciones, idsProgramaciones } from '../../temporal/programaciones';
 import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
+import { baseAparte } from '../support/servicio-replicado';
 import { iniciarPila, type Pila } from '../support/pila';
 import { iniciarTemporalPrivado, type TemporalPrivado } from '../support/temporal-privado';
 
@@ -16,11 +17,18 @@ describe('timbrado pedido con el servidor Temporal caído', () => {
   const prefijo = `prueba-${randomUUID().slice(0, 8)}`;
   let temporal: TemporalPrivado;
   let pila: Pila;
+  let base: Awaited<ReturnType<typeof baseAparte>>;
 
   beforeAll(async () => {
-    temporal = await iniciarTemporalPrivado();
+    // A database of its own: its start reconciler (1 s of grace) would otherwise take over the invoices other
+    // files keep pending on purpose (a PAC down) and stamp them through this file's PAC.
+    [temporal, base] = await Promise.all([
+      iniciarTemporalPrivado(),
+      baseAparte(process.env.DATABASE_URL!, 'reanudacion'),
+    ]);
     pila = await iniciarPila({
       temporalAddress: temporal.address,
+      databaseUrl: base.url,
       timbradoEsperaMs: 5000,
       graciaReanudacionMs: 1000,
     });
@@ -32,6 +40,7 @@ describe('timbrado pedido con el servidor Temporal caído', () => {
       .catch(() => undefined);
     await pila?.detener();
     await temporal?.detener();
+    await base?.borrar();
   });
 
   let c: Awaited<ReturnType<typeof cuentaLista>>;

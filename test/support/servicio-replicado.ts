@@ -11,15 +11,18 @@ import { matar } from './fallas';
 import { puertosLibres } from './puertos';
 
 /**
- * A database of the replicated service's own, migrated, with the SAT catalogs copied from the run's (server-side,
- * about a second). Its worker processes run the schedules that scan every account (the outbox reconciler, the
- * start reconciler), and its APIs count failed authentications by address: on the run's shared database they would
+ * A database of a test file's own (`<run's database>_<sufijo>`), migrated, with the SAT catalogs copied from the
+ * run's (server-side, about a second). For stacks whose schedules scan every account (the outbox reconciler, the
+ * start reconciler) or whose APIs count failed authentications by address: on the run's shared database they would
  * take over other files' waiting operations and count their 127.0.0.1 failures.
  */
-export async function baseAparte(origen: string): Promise<{ url: string; borrar(): Promise<void> }> {
+export async function baseAparte(
+  origen: string,
+  sufijo = 'escala',
+): Promise<{ url: string; borrar(): Promise<void> }> {
   const { base } = partesUrl(origen);
   const url = new URL(origen);
-  url.pathname = `/${base}_escala`;
+  url.pathname = `/${base}_${sufijo}`;
   await recrearBase(url.toString());
   const db = crearKnex(url.toString(), { min: 1, max: 1 });
   try {
