@@ -138,7 +138,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
   /**
    * Seals the loaded invoice unless it already is sealed or stamped. `contar`: the seal's write also counts the
    * PAC attempt that follows in the same activity (one write instead of two). Answers `listo` with the sealed
-   * invoice: the one written by this call, or by a concurrent one that won.
+   * invoice as this call wrote it, or without it when a concurrent call sealed first (read it again).
    */
   async function preparar(e: EntradaTimbrado, f: Cargada, contar: boolean): Promise<Paso & { f?: Cargada }> {
     const a = alcanceSistema(e);
@@ -194,8 +194,8 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       documento: { ...doc, entrada: { ...doc.entrada, fecha } },
     };
     const escrito = await d.facturas.guardarSello(a, e.facturaId, sello, { contarIntento: contar });
-    // Sealed by a concurrent attempt first: its XML is the one to send (and its attempt is not counted yet).
-    if (!escrito) return { estado: 'listo', referencias, f: contar ? await cargar(e) : undefined };
+    // Sealed by a concurrent attempt first: its XML is the one to send (and this attempt is not counted yet).
+    if (!escrito) return { estado: 'listo', referencias };
     return {
       estado: 'listo',
       referencias,
@@ -271,6 +271,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
     async timbrarDeUnaVez(e: EntradaTimbrado): Promise<Paso> {
       const p = await preparar(e, await cargar(e), true);
       if (p.estado !== 'listo') return sinFila(p);
+      // Without the row: another attempt's seal won, so its XML is read and sent.
       return enviar(e, p.f ?? (await cargar(e)));
     },
 

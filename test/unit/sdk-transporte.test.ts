@@ -13,6 +13,7 @@ import {
   type TipoError,
 } from '../../sdk/src';
 import { errorApi, sdkDePrueba, servidorFalso, type Manejador } from '../support/sdk-servidor';
+import { TIPOS } from '../../api/errores';
 
 const FACTURA = { id: 'fac_1', objeto: 'factura', timbrado: { estado: 'timbrada' } };
 
@@ -171,20 +172,8 @@ describe('SDK: autenticación, idempotencia y reintentos', () => {
 describe('SDK: errores tipados', () => {
   it('una clase por tipo del contrato, con tipo, codigo, parametro, estado e idSolicitud', async () => {
     const tipos = Object.keys(CLASES_POR_TIPO) as TipoError[];
-    const estados: Record<TipoError, number> = {
-      solicitud_invalida: 400,
-      autenticacion: 401,
-      permiso: 403,
-      no_encontrado: 404,
-      metodo_no_permitido: 405,
-      conflicto: 409,
-      carga_demasiado_grande: 413,
-      tipo_de_contenido: 415,
-      regla_de_negocio: 422,
-      limite_de_solicitudes: 429,
-      interno: 500,
-      servicio_no_disponible: 503,
-    };
+    // The server's own status for each kind.
+    const estados: Record<TipoError, number> = TIPOS;
     await conServidor(
       (r) => {
         const tipo = r.consulta.get('tipo') as TipoError;
