@@ -2,6 +2,7 @@ import type { Modo } from '../dominio/alcance';
 import type { PuertoPac } from '../pac/puerto';
 import { crearActividadesCancelacion, type DepsCancelacion } from './cancelacion';
 import { crearActividadesCertificados, type DepsAvisosCertificados } from './certificados';
+import { crearActividadesCorreos, type DepsCorreos } from './correos';
 import { crearActividadesEntregas, type DepsEntregas } from './entregas';
 import { crearActividadesPagos, type DepsPagos } from './pagos';
 import { crearActividadesPdf, type GeneradorPdf } from './pdf';
@@ -15,7 +16,8 @@ export type DepsActividades = DepsSonda &
   DepsCancelacion &
   DepsEntregas &
   DepsReanudacion &
-  DepsAvisosCertificados & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
+  DepsAvisosCertificados &
+  DepsCorreos & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
 export function crearActividades(deps: DepsActividades) {
@@ -28,6 +30,7 @@ export function crearActividades(deps: DepsActividades) {
     ...crearActividadesEntregas(deps),
     ...crearActividadesReanudacion(deps),
     ...crearActividadesCertificados(deps),
+    ...crearActividadesCorreos(deps),
   };
 }
 

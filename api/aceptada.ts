@@ -3,7 +3,7 @@ import type { Response } from 'express';
 /** Seconds a client should wait before looking again at a process still going on. */
 export const SEGUNDOS_ANTES_DE_CONSULTAR = 2;
 
-const COLECCION = { factura: 'facturas', pago: 'pagos', entrega: 'entregas' } as const;
+const COLECCION = { factura: 'facturas', pago: 'pagos', entrega: 'entregas', correo: 'correos' } as const;
 
 /** Where a resource that answers 202 is polled. */
 export const rutaDelRecurso = (r: { objeto: keyof typeof COLECCION; id: string }) =>

@@ -30,6 +30,7 @@ import { rutasOrganizaciones } from './rutas/organizaciones';
 import { rutasPagos } from './rutas/pagos';
 import { rutasSalud } from './rutas/salud';
 import { rutasWebhooks } from './rutas/webhooks';
+import { rutasCorreos } from './rutas/correos';
 import type { DepsSalud } from './salud/verificar';
 
 export interface DepsApi {
@@ -109,6 +110,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria));
   app.use(rutasPagos(servicios.pagos));
   app.use(rutasWebhooks(servicios.webhooks));
+  app.use(rutasCorreos(servicios.correos));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

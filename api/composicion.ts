@@ -16,6 +16,7 @@ import type { Boveda } from '../seguridad/boveda';
 import { crearServicioAuditoria } from '../servicios/auditoria';
 import { crearServicioCertificados, crearVerificadorCsd } from '../servicios/certificados';
 import { crearServicioClientes } from '../servicios/clientes';
+import { crearServicioCorreos } from '../servicios/correos';
 import { crearServicioCuenta } from '../servicios/cuenta';
 import { crearServicioEventos } from '../servicios/eventos';
 import { crearServicioFacturas, type Cancelador, type Timbrador } from '../servicios/facturas';
@@ -41,7 +42,7 @@ export function crearServicios(deps: {
   webhooksLocalesEnTest: boolean;
 }) {
   const { db, catalogos, boveda, timbrador, cancelador } = deps;
-  const { eventos, entregas, despachador, transacciones } = crearSalidaDeEventos(db, {
+  const { eventos, entregas, correos, despachador, transacciones } = crearSalidaDeEventos(db, {
     ...deps.temporal,
     logger: deps.logger,
   });
@@ -99,6 +100,13 @@ export function crearServicios(deps: {
       boveda,
       iniciador: despachador,
       localesEnTest: deps.webhooksLocalesEnTest,
+    }),
+    correos: crearServicioCorreos({
+      correos,
+      facturas: facturasRepo,
+      clientes: clientesRepo,
+      transacciones,
+      iniciador: despachador,
     }),
     certificados: crearServicioCertificados({
       certificados,

@@ -1,6 +1,6 @@
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioSondas } from '../db/repositorios/sondas';
-import { cargarConfig } from '../config/config';
+import { cargarConfig, reintentosCorreo } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearBoveda } from '../seguridad/boveda';
 import { crearKnex } from '../db/conexion';
@@ -48,7 +48,7 @@ async function main() {
         taskQueue: config.temporal.taskQueue,
         esperaMs: config.timbradoEsperaMs,
       }),
-      temporal: { cliente: temporal, taskQueue: config.temporal.taskQueue },
+      temporal: { cliente: temporal, taskQueue: config.temporal.taskQueue, correo: reintentosCorreo(config) },
       logger,
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
     }),

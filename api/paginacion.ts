@@ -16,7 +16,18 @@ const codificar = (id: string, ambito?: string) =>
   Buffer.from(JSON.stringify(ambito ? { v: 1, id, a: ambito } : { v: 1, id })).toString('base64url');
 
 /** The id prefix of each list's items: a cursor only walks the list that issued it. */
-export type PrefijoLista = 'org' | 'cli' | 'prod' | 'cert' | 'llave' | 'fac' | 'evt' | 'pago' | 'wh' | 'ent';
+export type PrefijoLista =
+  | 'org'
+  | 'cli'
+  | 'prod'
+  | 'cert'
+  | 'llave'
+  | 'fac'
+  | 'evt'
+  | 'pago'
+  | 'wh'
+  | 'ent'
+  | 'cor';
 
 function decodificar(cursor: string, prefijo: PrefijoLista, ambito?: string): string {
   try {

@@ -221,6 +221,42 @@ export const VARIABLES = {
     esquema: entero(604_800_000, 1000, 2_592_000_000),
     defecto: '604800000',
   },
+  SMTP_URL: {
+    descripcion:
+      'Servidor SMTP de los correos a receptores: smtp://host:587 (STARTTLS si el servidor lo ofrece) o smtps://host:465 (TLS desde el inicio). Por omisión el Mailpit que arranca make up.',
+    esquema: z
+      .string()
+      .refine((v) => /^smtps?:\/\/[^/\s]+/.test(v), 'debe ser smtp://host:puerto o smtps://host:puerto')
+      .default('smtp://127.0.0.1:1025'),
+    defecto: 'smtp://127.0.0.1:1025',
+  },
+  SMTP_USUARIO: {
+    descripcion: 'Usuario del servidor SMTP (vacío: sin autenticación).',
+    esquema: z.string().optional(),
+    secreto: true,
+  },
+  SMTP_CONTRASENA: {
+    descripcion: 'Contraseña del servidor SMTP.',
+    esquema: z.string().optional(),
+    secreto: true,
+  },
+  CORREO_REMITENTE: {
+    descripcion:
+      'Dirección From de los correos a receptores; el nombre que muestran es el de la organización emisora, y su correo va como Reply-To.',
+    esquema: z.string().email().default('facturas@cfdi-api.localhost'),
+    defecto: 'facturas@cfdi-api.localhost',
+  },
+  CORREO_ESPERA_MAXIMA_S: {
+    descripcion:
+      'Espera máxima entre dos intentos de un correo mientras el servidor SMTP no responde o contesta 4xx, en segundos (la espera crece desde 2 s).',
+    esquema: entero(600, 1, 86_400),
+    defecto: '600',
+  },
+  CORREO_PLAZO_S: {
+    descripcion: 'Cuánto sigue intentando un correo antes de terminar fallido (correo.fallido), en segundos.',
+    esquema: entero(259_200, 10, 2_592_000),
+    defecto: '259200',
+  },
   WEBHOOKS_LOCALES_EN_TEST: {
     descripcion:
       'true: los webhooks de modo test pueden apuntar a loopback y redes privadas (desarrollo local). En un despliegue compartido use false: el modo test queda como live (solo direcciones públicas, aunque admite http).',
@@ -340,6 +376,14 @@ export interface Config {
   cancelacionSondeoMs: number;
   cancelacionPlazoMs: number;
   webhooksLocalesEnTest: boolean;
+  correo: {
+    smtpUrl: string;
+    usuario?: string;
+    contrasena?: string;
+    remitente: string;
+    esperaMaximaS: number;
+    plazoS: number;
+  };
 }
 
 export class ConfigError extends Error {}
@@ -407,6 +451,14 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
     cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,
     webhooksLocalesEnTest: e.WEBHOOKS_LOCALES_EN_TEST === 'true',
+    correo: {
+      smtpUrl: e.SMTP_URL,
+      usuario: e.SMTP_USUARIO,
+      contrasena: e.SMTP_CONTRASENA,
+      remitente: e.CORREO_REMITENTE,
+      esperaMaximaS: e.CORREO_ESPERA_MAXIMA_S,
+      plazoS: e.CORREO_PLAZO_S,
+    },
   };
 }
 
@@ -420,3 +472,9 @@ export function cargarConfigSinSecretos(env: NodeJS.ProcessEnv = process.env): C
   const { claveMaestra: _nunca, ...resto } = leer(env, false);
   return resto;
 }
+
+/** The email workflows' retry limits, as the processes that start them pass them on. */
+export const reintentosCorreo = (c: Pick<Config, 'correo'>) => ({
+  maximoEntreIntentosS: c.correo.esperaMaximaS,
+  plazoS: c.correo.plazoS,
+});

@@ -1,4 +1,5 @@
 import type { ComprobanteEntrada, ImportesCalculados } from '../cfdi/comprobante/tipos';
+import type { PreferenciasCorreo } from './correo';
 import type { ComplementoPagosCalculado } from '../cfdi/pagos/tipos';
 
 export type TipoFactura = 'ingreso' | 'egreso' | 'pago';
@@ -55,4 +56,6 @@ export interface DocumentoFactura {
   huso_horario: string;
   /** Of a payment CFDI: its payment and the Pagos 2.0 complement computed when the ledger took it. */
   pago?: { id: string; complemento: ComplementoPagosCalculado };
+  /** Absent in invoices older than email, and in payment CFDIs: send, to the client alone. */
+  correo?: PreferenciasCorreo;
 }

@@ -92,6 +92,8 @@ export function dtoFactura(f: FilaFactura): Esquema<'Factura'> {
       ...saldosParcialidad(p, e.decimales_moneda),
     })),
     pago: f.pago_id,
+    enviar_correo: doc.correo?.enviar ?? true,
+    correos_adicionales: doc.correo?.adicionales ?? [],
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

@@ -31,6 +31,8 @@ export function dtoOrganizacion(f: FilaOrganizacion): Esquema<'Organizacion'> {
     certificado_activo: f.cert_id
       ? { id: f.cert_id, no_certificado: f.cert_no_certificado!, valido_hasta: iso(f.cert_valido_hasta!) }
       : null,
+    correo: f.correo,
+    correo_automatico: Boolean(f.correo_automatico),
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

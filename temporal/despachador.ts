@@ -2,6 +2,11 @@ import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/c
 import type { Knex } from 'knex';
 import type { DespachadorEventos } from '../activities/entregas';
 import {
+  crearRepositorioCorreos,
+  type CorreoPorIniciar,
+  type RepositorioCorreos,
+} from '../db/repositorios/correos';
+import {
   crearRepositorioEntregas,
   type EntregaPorIniciar,
   type RepositorioEntregas,
@@ -9,8 +14,10 @@ import {
 import { crearRepositorioEventos, type RepositorioEventos } from '../db/repositorios/eventos';
 import { crearTransacciones } from '../db/transacciones';
 import type { Logger } from '../log/logger';
+import type { IniciadorCorreos } from '../servicios/correos';
 import type { IniciadorEntregas } from '../servicios/webhooks';
-import { atributosEntrega } from '../workflows/atributos';
+import { atributosCorreo, atributosEntrega } from '../workflows/atributos';
+import type { enviarCorreo } from '../workflows/correo';
 import type { entregarEvento } from '../workflows/entrega';
 import type { NombreFlujo } from './espera';
 
@@ -18,11 +25,17 @@ import type { NombreFlujo } from './espera';
 export const idEntrega = (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) =>
   `entrega:${e.evento_id}:${e.webhook_id}${e.numero ? `:${e.numero}` : ''}`;
 
+/** A business key: one email, automatic (one per event) or a resend. */
+export const idCorreo = (c: Pick<CorreoPorIniciar, 'id'>) => `correo:${c.id}`;
+
 export interface OpcionesDespachador {
   cliente: Client;
   taskQueue: string;
   eventos: Pick<RepositorioEventos, 'paraDespacho' | 'porDespachar' | 'despachado'>;
   entregas: Pick<RepositorioEntregas, 'crearParaEvento' | 'sinIniciar'>;
+  correos: Pick<RepositorioCorreos, 'crearParaEvento' | 'sinIniciar'>;
+  /** The email workflows' retry limits (tests use short ones); a wait of at most 10 minutes and 3 days by default. */
+  correo?: { maximoEntreIntentosS?: number; plazoS?: number };
   logger: Logger;
   /** Attempt offsets in seconds (tests use short ones); the specification's when absent. */
   programaS?: number[];
@@ -32,13 +45,13 @@ export interface OpcionesDespachador {
 
 /**
  * The outbox's consumer. After a transaction that wrote events commits, `despachar` (fast path) creates each
- * (event, subscribed webhook) delivery and starts its workflow; the reconciler's schedule runs
+ * (event, subscribed webhook) delivery and the event's email to the receiver, if any, and starts their workflows; the reconciler's schedule runs
  * `despacharPendientes` for the events whose fast path never ran. Both are idempotent: delivery rows have a
  * unique key and workflow ids are business keys that refuse a second start, even after the first ended.
  */
 export function crearDespachadorTemporal(
   o: OpcionesDespachador,
-): DespachadorEventos & IniciadorEntregas & { despachar(eventoIds: string[]): void } {
+): DespachadorEventos & IniciadorEntregas & IniciadorCorreos & { despachar(eventoIds: string[]): void } {
   const evento = (id: string) => o.eventos.paraDespacho(id);
   // A burst of events must not become a thousand concurrent starts: the server then answers none of them
   // quickly and the first deliveries wait for the whole burst.
@@ -66,6 +79,37 @@ export function crearDespachadorTemporal(
     }
   }
 
+  async function iniciarCorreo(c: CorreoPorIniciar) {
+    await turno.entrar();
+    try {
+      const tipo: NombreFlujo<typeof enviarCorreo> = 'enviarCorreo';
+      await o.cliente.workflow.start<typeof enviarCorreo>(tipo, {
+        workflowId: idCorreo(c),
+        taskQueue: o.taskQueue,
+        args: [
+          {
+            correoId: c.id,
+            facturaId: c.factura_id,
+            cuentaId: c.cuenta_id,
+            modo: c.modo,
+            maximoEntreIntentosS: o.correo?.maximoEntreIntentosS,
+            plazoS: o.correo?.plazoS,
+          },
+        ],
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+        staticSummary: `Correo ${c.id} de la factura ${c.factura_id}`,
+        typedSearchAttributes: atributosCorreo(
+          { cuentaId: c.cuenta_id, modo: c.modo },
+          { facturaId: c.factura_id, organizacionId: c.organizacion_id },
+        ),
+      });
+    } catch (err) {
+      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    } finally {
+      turno.salir();
+    }
+  }
+
   async function iniciarTodas(entregas: EntregaPorIniciar[]) {
     for (const e of entregas) {
       const ev = await evento(e.evento_id);
@@ -76,8 +120,11 @@ export function crearDespachadorTemporal(
   async function despacharUno(id: string): Promise<void> {
     const ev = await evento(id);
     if (ev) {
-      const entregas = await o.entregas.crearParaEvento(ev);
-      await Promise.all(entregas.map((e) => iniciarUna(e, ev)));
+      const [entregas, correos] = await Promise.all([
+        o.entregas.crearParaEvento(ev),
+        o.correos.crearParaEvento(ev),
+      ]);
+      await Promise.all([...entregas.map((e) => iniciarUna(e, ev)), ...correos.map(iniciarCorreo)]);
     }
     await o.eventos.despachado(id);
   }
@@ -111,9 +158,15 @@ export function crearDespachadorTemporal(
           fallidos.push(`${e.id}: ${(err as Error).message}`);
         });
       }
+      // Likewise an email resend.
+      for (const c of await o.correos.sinIniciar(new Date(Date.now() - (o.graciaMs ?? 10_000)), 1000)) {
+        await iniciarCorreo(c).catch((err: unknown) => {
+          fallidos.push(`${c.id}: ${(err as Error).message}`);
+        });
+      }
       if (fallidos.length) {
         throw new Error(
-          `${fallidos.length} eventos o entregas sin despachar: ${fallidos.slice(0, 3).join('; ')}`,
+          `${fallidos.length} eventos, entregas o correos sin despachar: ${fallidos.slice(0, 3).join('; ')}`,
         );
       }
       return ids.length;
@@ -127,6 +180,18 @@ export function crearDespachadorTemporal(
           'entrega sin iniciar: la iniciará el reconciliador',
         ),
       );
+    },
+
+    /** For the API's email resends: the row is committed, so a failed start is left to the reconciler. */
+    async iniciarCorreos(correos) {
+      for (const c of correos) {
+        await iniciarCorreo(c).catch((err: unknown) =>
+          o.logger.warn(
+            { correo: c.id, err: { message: (err as Error).message } },
+            'correo sin iniciar: lo iniciará el reconciliador',
+          ),
+        );
+      }
     },
 
     async detener(entregas) {
@@ -147,7 +212,10 @@ export function crearDespachadorTemporal(
 }
 
 /** How a process reaches Temporal to start deliveries (the composition roots take it as it is). */
-export type TemporalEntregas = Pick<OpcionesDespachador, 'cliente' | 'taskQueue' | 'programaS' | 'graciaMs'>;
+export type TemporalEntregas = Pick<
+  OpcionesDespachador,
+  'cliente' | 'taskQueue' | 'programaS' | 'graciaMs' | 'correo'
+>;
 
 /**
  * The outbox as both composition roots (API and worker) wire it: every event written through these
@@ -157,9 +225,10 @@ export type TemporalEntregas = Pick<OpcionesDespachador, 'cliente' | 'taskQueue'
 export function crearSalidaDeEventos(db: Knex, o: TemporalEntregas & { logger: Logger }) {
   const eventos = crearRepositorioEventos(db);
   const entregas = crearRepositorioEntregas(db);
-  const despachador = crearDespachadorTemporal({ ...o, eventos, entregas });
+  const correos = crearRepositorioCorreos(db);
+  const despachador = crearDespachadorTemporal({ ...o, eventos, entregas, correos });
   const transacciones = crearTransacciones(db, { alConfirmarEventos: despachador.despachar });
-  return { eventos, entregas, despachador, transacciones };
+  return { eventos, entregas, correos, despachador, transacciones };
 }
 
 /** At most `n` holders at once; the others wait in arrival order. */

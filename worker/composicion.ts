@@ -9,6 +9,7 @@ import { crearRepositorioOrganizaciones } from '../db/repositorios/organizacione
 import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioSondas } from '../db/repositorios/sondas';
 import { crearRepositorioWebhooks } from '../db/repositorios/webhooks';
+import type { PuertoCorreo } from '../correo/puerto';
 import type { PuertoPac } from '../pac/puerto';
 import type { Navegador } from '../pdf/navegador';
 import { RenderizadorPdf } from '../pdf/renderizador';
@@ -40,6 +41,9 @@ export function crearDepsActividades(o: {
   webhooksLocalesEnTest: boolean;
   /** The Temporal runtime's metric meter: our metrics leave through the SDK's Prometheus endpoint. */
   metricas: MetricMeter;
+  /** The SMTP server the receivers' emails go through, and their From address. */
+  correo: PuertoCorreo;
+  remitente: string;
 }): DepsActividades {
   const renderizador = new RenderizadorPdf(o.navegador);
   const c = o.catalogos;

@@ -8,7 +8,8 @@ import {
   type LogLevel,
   type Worker,
 } from '@temporalio/worker';
-import { cargarConfig, cargarConfigSinSecretos } from '../config/config';
+import { cargarConfig, cargarConfigSinSecretos, reintentosCorreo } from '../config/config';
+import { crearCorreoSmtp } from '../correo/smtp';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
 import { crearPacPara } from '../pac/fabrica';
@@ -73,11 +74,17 @@ async function main() {
       boveda,
       pacPara: (modo) => crearPacPara(modo, { pac: config.pac }),
       identidadWorker: identidadWorker(),
-      temporal: { cliente, taskQueue: config.temporal.taskQueue },
+      temporal: { cliente, taskQueue: config.temporal.taskQueue, correo: reintentosCorreo(config) },
       cancelacion: { intervaloSondeoMs: config.cancelacionSondeoMs, plazoMs: config.cancelacionPlazoMs },
       logger,
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
       metricas: Runtime.instance().metricMeter,
+      correo: crearCorreoSmtp({
+        url: config.correo.smtpUrl,
+        usuario: config.correo.usuario,
+        contrasena: config.correo.contrasena,
+      }),
+      remitente: config.correo.remitente,
     }),
     // One bundle for both queues' workers: WORKER_BUNDLE's, built beforehand from this same code, or built here
     // (a few seconds of CPU at every start).

@@ -73,6 +73,19 @@ export function atributosPago(
   ];
 }
 
+/** The search attributes of an email workflow: the invoice it sends, so the workflows of an invoice include it. */
+export function atributosCorreo(
+  a: { cuentaId: string; modo: string },
+  c: { facturaId: string; organizacionId: string },
+) {
+  return [
+    { key: ATRIBUTOS.FacturaId, value: c.facturaId },
+    { key: ATRIBUTOS.CuentaId, value: a.cuentaId },
+    { key: ATRIBUTOS.Modo, value: a.modo },
+    { key: ATRIBUTOS.OrganizacionId, value: c.organizacionId },
+  ];
+}
+
 /**
  * The search attributes of a delivery workflow: its event, webhook and event type, and the invoice or payment
  * the event is about, so the workflows of an invoice include the deliveries of its events.
@@ -86,7 +99,11 @@ export function atributosEntrega(
   const organizacion = texto(e.datos.organizacion);
   const facturaPago = texto(e.datos.factura_pago);
   const pago = texto(e.datos.pago);
-  const factura = e.tipo.startsWith('factura.') ? id : facturaPago;
+  const factura = e.tipo.startsWith('factura.')
+    ? id
+    : e.tipo.startsWith('correo.')
+      ? texto(e.datos.factura)
+      : facturaPago;
   const pagoId = e.tipo.startsWith('pago.') ? id : pago;
   // A payment's event belongs to every invoice it paid, as its registration workflow does.
   const pagadas = Array.isArray(e.datos.facturas_pagadas)

@@ -1,4 +1,5 @@
 export { cancelarFactura } from './cancelacion';
+export { enviarCorreo } from './correo';
 export { entregarEvento } from './entrega';
 export { registrarPago, registrarPagoV2 } from './pago';
 export { generarPdfFactura } from './pdf';

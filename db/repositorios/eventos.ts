@@ -13,6 +13,8 @@ export const TIPOS_EVENTO = [
   'factura.cancelada',
   'factura.cancelacion_fallida',
   'pago.creado',
+  'correo.enviado',
+  'correo.fallido',
   'certificado.por_vencer',
   'certificado.vencido',
 ] as const;
@@ -56,12 +58,13 @@ const texto = (v: unknown) => (typeof v === 'string' && v !== '' ? v : undefined
 
 /**
  * The invoices and payments an event is about, read from its data: the resource itself (`datos.id`), a payment
- * CFDI's payment (`datos.pago`), a payment's CFDI and the invoices it paid. A payment CFDI's events are also
+ * CFDI's payment (`datos.pago`), an email's invoice (`datos.factura`), a payment's CFDI and the invoices it paid. A payment CFDI's events are also
  * about the invoices its payment paid: the repository adds those from the ledger.
  */
 export function recursosDelEvento(tipo: string, datos: Record<string, unknown>): string[] {
   const ids = [texto(datos.id)];
   if (tipo.startsWith('factura.')) ids.push(texto(datos.pago));
+  if (tipo.startsWith('correo.')) ids.push(texto(datos.factura));
   if (tipo.startsWith('pago.')) {
     ids.push(texto(datos.factura_pago));
     const pagadas = Array.isArray(datos.facturas_pagadas) ? (datos.facturas_pagadas as unknown[]) : [];

@@ -12,6 +12,10 @@ export interface FilaOrganizacion {
   regimen_fiscal: string;
   codigo_postal: string;
   color_acento: string;
+  /** The Reply-To of its emails to receivers. */
+  correo: string | null;
+  /** Whether its invoices are emailed when stamped and cancelled (MariaDB answers 0 or 1). */
+  correo_automatico: boolean | number;
   creado_en: Date;
   actualizado_en: Date;
   cert_id: string | null;
@@ -22,7 +26,8 @@ export interface FilaOrganizacion {
 export type DatosOrganizacion = Pick<
   FilaOrganizacion,
   'rfc' | 'nombre' | 'regimen_fiscal' | 'codigo_postal' | 'color_acento'
->;
+> &
+  Partial<Pick<FilaOrganizacion, 'correo'> & { correo_automatico: boolean }>;
 
 export function crearRepositorioOrganizaciones(db: Knex) {
   // The active certificate travels with the organization: integrators see at once whether it can stamp.
@@ -33,6 +38,7 @@ export function crearRepositorioOrganizaciones(db: Knex) {
       })
       .select('organizaciones.id', 'organizaciones.modo', 'organizaciones.rfc', 'organizaciones.nombre')
       .select('organizaciones.regimen_fiscal', 'organizaciones.codigo_postal', 'organizaciones.color_acento')
+      .select('organizaciones.correo', 'organizaciones.correo_automatico')
       .select('organizaciones.creado_en', 'organizaciones.actualizado_en')
       .select(
         'c.id as cert_id',

@@ -1,4 +1,5 @@
 import { Catalogos } from './recursos/catalogos';
+import { Correos } from './recursos/correos';
 import { Cuenta, Llaves } from './recursos/cuenta';
 import { Certificados, Clientes, Organizaciones, Productos } from './recursos/emisores';
 import { Facturas } from './recursos/facturas';
@@ -26,6 +27,7 @@ export class ClienteCfdi {
   readonly webhooks: Webhooks;
   readonly eventos: Eventos;
   readonly entregas: Entregas;
+  readonly correos: Correos;
   readonly cuenta: Cuenta;
   readonly llaves: Llaves;
   readonly catalogos: Catalogos;
@@ -41,6 +43,7 @@ export class ClienteCfdi {
     this.webhooks = new Webhooks(t);
     this.eventos = new Eventos(t);
     this.entregas = new Entregas(t);
+    this.correos = new Correos(t);
     this.cuenta = new Cuenta(t);
     this.llaves = new Llaves(t);
     this.catalogos = new Catalogos(t);

@@ -23,5 +23,6 @@ export type { Facturas } from './recursos/facturas';
 export type { Clientes, Productos, Organizaciones, Certificados } from './recursos/emisores';
 export type { Pagos } from './recursos/pagos';
 export type { Webhooks, Eventos, Entregas } from './recursos/webhooks';
+export type { Correos } from './recursos/correos';
 export type { Cuenta as GrupoCuenta, Llaves } from './recursos/cuenta';
 export type { Catalogos } from './recursos/catalogos';

@@ -1277,6 +1277,92 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/facturas/{id}/correo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Envía la factura por correo
+     * @description Envía de nuevo una factura timbrada (también un CFDI de pago) por correo: su XML y su PDF adjuntos y, si
+     *     está cancelada, el acuse de cancelación del SAT. Sin cuerpo (o sin `destinatarios`) va al correo de su
+     *     cliente y a sus `correos_adicionales`; con `destinatarios`, solo a esas direcciones. Se envía aunque la
+     *     organización tenga apagado el correo automático o la factura diga `enviar_correo: false`.
+     *
+     *     El envío sigue en segundo plano, en un workflow propio (`correo:<id>`): 202 con el correo `pendiente`
+     *     (`Location` lo nombra). Si el servidor SMTP no responde o contesta 4xx se reintenta con espera creciente
+     *     (hasta 10 minutos entre intentos, durante 3 días); una respuesta 5xx (dirección rechazada, mensaje demasiado
+     *     grande) lo termina `fallido` de inmediato. Termina con el evento `correo.enviado` o `correo.fallido`.
+     *
+     *     409 `factura_no_timbrada` si la factura no está timbrada; 422 `sin_destinatarios` si no hay a quién
+     *     enviarla (su cliente no tiene correo y no se indicaron `destinatarios`).
+     */
+    post: operations['enviarCorreoFactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/correos': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lista los correos enviados
+     * @description El registro de correos del modo de la llave, del más nuevo al más antiguo: cada correo con sus
+     *     destinatarios, su estado, sus intentos y la última respuesta del servidor SMTP. Filtros combinables:
+     *     `factura` (`fac_…`, el registro de correos de una factura; 404 `factura_no_encontrada` si no existe en la
+     *     cuenta y el modo) y `estado`.
+     */
+    get: operations['listarCorreos'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/correos/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del correo (`cor_…`).
+         * @example cor_01kbq3z4b6d8f0h2k4m6p8r0t2
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    /**
+     * Obtiene un correo
+     * @description Un correo con su estado, sus intentos y la última respuesta del servidor SMTP.
+     */
+    get: operations['obtenerCorreo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/cuenta': {
     parameters: {
       query?: never;
@@ -1631,6 +1717,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'correo.enviado': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Evento correo.enviado
+     * @description El servidor SMTP aceptó un correo de una factura (`datos.factura`). Lo recibe la URL de cada webhook suscrito a `correo.enviado`, firmado como describe `POST /v1/webhooks` (reglas de entrega 4 y 5). Responda 2xx en menos de 10 s.
+     */
+    post: operations['eventoCorreoEnviado'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'correo.fallido': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Evento correo.fallido
+     * @description Un correo de una factura no se pudo entregar al servidor SMTP: lo rechazó (5xx) o no respondió dentro del plazo; la causa está en `datos.error`. Lo recibe la URL de cada webhook suscrito a `correo.fallido`, firmado como describe `POST /v1/webhooks` (reglas de entrega 4 y 5). Responda 2xx en menos de 10 s.
+     */
+    post: operations['eventoCorreoFallido'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -1867,7 +1993,8 @@ export interface components {
      * @description `factura.creada` borrador creado; `factura.timbrada` factura timbrada (tiene uuid);
      *     `factura.timbrado_fallido` el PAC rechazó la factura; `factura.cancelada` factura cancelada;
      *     `factura.cancelacion_fallida` cancelación rechazada o vencida; `pago.creado` pago registrado;
-     *     `certificado.por_vencer` un CSD vence en 30 días; `certificado.vencido` un CSD venció.
+     *     `certificado.por_vencer` un CSD vence en 30 días; `certificado.vencido` un CSD venció; `correo.enviado` el
+     *     servidor SMTP aceptó el correo de una factura; `correo.fallido` no se pudo entregar.
      * @enum {string}
      */
     TipoEvento:
@@ -1878,7 +2005,9 @@ export interface components {
       | 'factura.cancelacion_fallida'
       | 'pago.creado'
       | 'certificado.por_vencer'
-      | 'certificado.vencido';
+      | 'certificado.vencido'
+      | 'correo.enviado'
+      | 'correo.fallido';
     FacturaNueva: {
       /** @description Id (`org_…`) o RFC de la organización emisora. */
       organizacion: string;
@@ -1908,6 +2037,13 @@ export interface components {
       relaciones?: components['schemas']['RelacionNueva'][];
       /** @description Con `false` la factura queda en borrador. Por omisión: `true`. */
       auto_timbrar?: boolean;
+      /**
+       * @description Con `false` la factura no se envía sola por correo al timbrarse ni al cancelarse (se puede enviar con
+       *     `POST /v1/facturas/{id}/correo`). Por omisión: `true` (si la organización tiene `correo_automatico`).
+       */
+      enviar_correo?: boolean;
+      /** @description Direcciones que reciben los correos de la factura además del correo de su cliente. */
+      correos_adicionales?: string[];
     };
     /**
      * @description Con `producto` basta `cantidad`; sin él son obligatorios `clave_prod_serv`, `clave_unidad`, `descripcion`,
@@ -2009,6 +2145,13 @@ export interface components {
       codigo_postal: components['schemas']['CodigoPostal'];
       /** @description Color del PDF, `#RRGGBB`; se guarda en mayúsculas. Por omisión: `#1F4E79`. */
       color_acento?: string;
+      /**
+       * Format: email
+       * @description Dirección de la organización, Reply-To de sus correos a receptores.
+       */
+      correo?: string;
+      /** @description Con `false` sus facturas no se envían solas por correo al timbrarse ni al cancelarse. Por omisión: `true`. */
+      correo_automatico?: boolean;
     };
     /** @description El RFC no puede cambiarse. */
     OrganizacionCambios: {
@@ -2016,6 +2159,13 @@ export interface components {
       regimen_fiscal?: components['schemas']['RegimenFiscal'];
       codigo_postal?: components['schemas']['CodigoPostal'];
       color_acento?: string;
+      /**
+       * Format: email
+       * @description Dirección de la organización, Reply-To de sus correos a receptores; `null` la borra.
+       */
+      correo?: string | null;
+      /** @description Enciende o apaga el envío automático de sus facturas por correo. */
+      correo_automatico?: boolean;
     };
     CertificadoNuevoMultipart: {
       /** @description Id (`org_…`) o RFC de la organización. */
@@ -2151,6 +2301,10 @@ export interface components {
        */
       persona: 'moral' | 'fisica';
       certificado_activo: components['schemas']['CertificadoActivo'];
+      /** @description Dirección de la organización; sus correos a receptores la llevan como Reply-To. */
+      correo: string | null;
+      /** @description Si sus facturas se envían solas por correo al timbrarse y al cancelarse. */
+      correo_automatico: boolean;
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];
     };
@@ -2318,6 +2472,10 @@ export interface components {
       parcialidades: components['schemas']['ParcialidadFactura'][];
       /** @description En un CFDI de pago, id del pago (`pago_…`) que lo generó; `null` en los demás. */
       pago: string | null;
+      /** @description Si la factura se envía sola por correo al timbrarse y al cancelarse. */
+      enviar_correo: boolean;
+      /** @description Quién recibe sus correos además del correo de su cliente. */
+      correos_adicionales: string[];
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];
     };
@@ -2640,6 +2798,7 @@ export interface components {
      *     - `certificado.por_vencer` (una vez por certificado, 30 días antes de `valido_hasta`) y
      *       `certificado.vencido` (una vez, al vencer): el certificado (`Certificado`), sin secretos. Se revisan
      *       los certificados activos cada día.
+     *     - `correo.enviado` y `correo.fallido`: el correo (`Correo`) de una factura, con `datos.factura`.
      *     El CFDI de pago no emite `factura.creada` (su alta se avisa con `pago.creado`); como toda factura emite
      *     `factura.timbrada` o `factura.timbrado_fallido` al timbrarse (`datos.tipo: pago`, `datos.pago` con el
      *     id del pago) y `factura.cancelada` o `factura.cancelacion_fallida` al cancelarse.
@@ -2652,7 +2811,9 @@ export interface components {
       | components['schemas']['EventoFacturaCancelacionFallida']
       | components['schemas']['EventoPagoCreado']
       | components['schemas']['EventoCertificadoPorVencer']
-      | components['schemas']['EventoCertificadoVencido'];
+      | components['schemas']['EventoCertificadoVencido']
+      | components['schemas']['EventoCorreoEnviado']
+      | components['schemas']['EventoCorreoFallido'];
     Cuenta: {
       /** @example cta_01kbq1a2b3c4d5e6f7g8h9j0k1 */
       id: string;
@@ -3142,6 +3303,123 @@ export interface components {
       tipo: 'certificado.vencido';
     };
     /**
+     * @description `pendiente` en envío o esperando al servidor SMTP; `enviado` el servidor lo aceptó; `fallido` lo rechazó
+     *     (5xx) o no lo tomó dentro del plazo (3 días).
+     * @enum {string}
+     */
+    EstadoCorreo: 'pendiente' | 'enviado' | 'fallido';
+    CorreoNuevo: {
+      /** @description A quién enviarla; por omisión, el correo del cliente y los `correos_adicionales` de la factura. */
+      destinatarios?: string[];
+    };
+    /**
+     * @example {
+     *       "id": "cor_01kbq3z4b6d8f0h2k4m6p8r0t2",
+     *       "objeto": "correo",
+     *       "modo": "test",
+     *       "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+     *       "motivo": "timbrado",
+     *       "destinatarios": [
+     *         "facturas@ure.example.mx"
+     *       ],
+     *       "estado": "enviado",
+     *       "intentos": 1,
+     *       "respuesta_smtp": "250 2.0.0 Ok: queued as 7f8Qm2",
+     *       "error": null,
+     *       "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+     *       "ultimo_intento_en": "2026-11-23T02:53:13.020Z",
+     *       "enviado_en": "2026-11-23T02:53:13.020Z",
+     *       "creado_en": "2026-11-23T02:53:12.470Z"
+     *     }
+     */
+    Correo: {
+      /** @example cor_01kbq3z4b6d8f0h2k4m6p8r0t2 */
+      id: string;
+      /** @enum {string} */
+      objeto: 'correo';
+      modo: components['schemas']['Modo'];
+      /** @description Id de la factura (o CFDI de pago) que envía. */
+      factura: string;
+      /**
+       * @description `timbrado` el automático al timbrarse (XML y PDF); `cancelacion` el automático al cancelarse (con el
+       *     acuse); `reenvio` uno pedido con `POST /v1/facturas/{id}/correo`.
+       * @enum {string}
+       */
+      motivo: 'timbrado' | 'cancelacion' | 'reenvio';
+      destinatarios: string[];
+      estado: components['schemas']['EstadoCorreo'];
+      /** @description Veces que se intentó entregar al servidor SMTP. */
+      intentos: number;
+      /** @description La última respuesta del servidor SMTP (o el error de conexión), hasta 1000 caracteres. */
+      respuesta_smtp: string | null;
+      /**
+       * @description Por qué falló (`estado: fallido`): `destinatario_rechazado`, `correo_demasiado_grande`,
+       *     `correo_rechazado` (respuestas 5xx), `smtp_no_disponible` (no lo tomó dentro del plazo),
+       *     `pdf_no_disponible` o `factura_no_timbrada`.
+       */
+      error: {
+        codigo: string;
+        mensaje: string;
+      } | null;
+      /** @description El evento que causó un correo automático (`factura.timbrada` o `factura.cancelada`); `null` en un reenvío. */
+      evento: string | null;
+      /** Format: date-time */
+      ultimo_intento_en: string | null;
+      /** Format: date-time */
+      enviado_en: string | null;
+      creado_en: components['schemas']['MarcaDeTiempo'];
+    };
+    ListaCorreos: {
+      /** @enum {string} */
+      objeto: 'lista';
+      datos: components['schemas']['Correo'][];
+      paginacion: components['schemas']['Paginacion'];
+    };
+    /** @description El servidor SMTP aceptó un correo de una factura. */
+    EventoCorreoEnviado: components['schemas']['EventoBase'] & {
+      /** @enum {string} */
+      tipo: 'correo.enviado';
+      datos: components['schemas']['Correo'];
+    } & {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      tipo: 'correo.enviado';
+    };
+    /** @description Un correo de una factura terminó `fallido`; la causa está en `datos.error`. */
+    EventoCorreoFallido: components['schemas']['EventoBase'] & {
+      /** @enum {string} */
+      tipo: 'correo.fallido';
+      datos: components['schemas']['Correo'];
+    } & {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      tipo: 'correo.fallido';
+    };
+    /** @description Los códigos de error de `POST /v1/facturas/{id}/correo` (`enviarCorreoFactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorEnviarCorreoFactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | ('factura_no_encontrada' | 'factura_no_timbrada' | 'sin_destinatarios');
+    /** @description Los códigos de error de `GET /v1/correos` (`listarCorreos`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorListarCorreos:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cursor_invalido' | 'factura_no_encontrada');
+    /** @description Los códigos de error de `GET /v1/correos/{id}` (`obtenerCorreo`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerCorreo:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | 'correo_no_encontrado';
+    /**
      * @description Todo código de error que el servicio responde en `error.codigo`. Cada operación declara los suyos en `x-codigos-error` (un esquema `CodigosError…`). Las claves `CFDI40…` son reglas de la matriz del SAT que rechazaron un pago.
      * @enum {string}
      */
@@ -3274,6 +3552,7 @@ export interface components {
       | 'comprobante_invalido'
       | 'concepto_incompleto'
       | 'contrasena_incorrecta'
+      | 'correo_no_encontrado'
       | 'cuerpo_demasiado_grande'
       | 'cursor_invalido'
       | 'decimales_excedidos'
@@ -3389,6 +3668,7 @@ export interface components {
       | 'ruta_no_encontrada'
       | 'saldo_anterior_excede_total'
       | 'sin_certificado_activo'
+      | 'sin_destinatarios'
       | 'solicitud_en_curso'
       | 'solicitud_incompleta'
       | 'solicitud_malformada'
@@ -5617,6 +5897,8 @@ export interface operations {
            *         {
            *           "id": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
            *           "objeto": "organizacion",
+           *           "correo": null,
+           *           "correo_automatico": true,
            *           "modo": "test",
            *           "rfc": "EKU9003173C9",
            *           "nombre": "ESCUELA KEMPER URGATE",
@@ -7466,6 +7748,142 @@ export interface operations {
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
+  enviarCorreoFactura: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        /**
+         * @example {
+         *       "destinatarios": [
+         *         "cuentas.por.pagar@ure.example.mx"
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['CorreoNuevo'];
+      };
+    };
+    responses: {
+      /** @description Correo aceptado; su envío sigue en segundo plano. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Correo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  listarCorreos: {
+    parameters: {
+      query?: {
+        /** @description Id de una factura (`fac_…`), también de un CFDI de pago. */
+        factura?: string;
+        estado?: components['schemas']['EstadoCorreo'];
+        /** @description Tamaño de página, de 1 a 100. */
+        'paginacion.limite'?: components['parameters']['Limite'];
+        /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
+        'paginacion.cursor_inicio'?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Una página de correos. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ListaCorreos'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerCorreo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del correo (`cor_…`).
+         * @example cor_01kbq3z4b6d8f0h2k4m6p8r0t2
+         */
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El correo. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Correo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
   obtenerCuenta: {
     parameters: {
       query?: never;
@@ -8315,6 +8733,96 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['EventoCertificadoVencido'];
+      };
+    };
+    responses: {
+      /** @description Recibido (cualquier 2xx vale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  eventoCorreoEnviado: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description HMAC-SHA256 del cuerpo crudo con `secreto_firma` (la cadena completa, `whsec_` incluido, en
+         *     UTF-8), en hexadecimal en minúsculas. Tras una rotación firma el secreto nuevo.
+         */
+        'X-Facturacion-Firma': components['parameters']['WebhookFirma'];
+        /**
+         * @description Solo durante las 24 horas que siguen a una rotación: la misma firma con el secreto anterior,
+         *     para que el receptor cambie de secreto sin perder entregas.
+         */
+        'X-Facturacion-Firma-Anterior'?: components['parameters']['WebhookFirmaAnterior'];
+        /**
+         * @description `t=<segundos unix>,v1=<hex>`: HMAC-SHA256 de `"<t>."` seguido del cuerpo crudo, con el
+         *     secreto; durante una rotación lleva un `v1` por secreto (el nuevo primero). Rechace un `t` a más
+         *     de 5 minutos de su reloj: una entrega capturada no sirve después.
+         */
+        'X-Facturacion-Firma-Tiempo': components['parameters']['WebhookFirmaTiempo'];
+        /** @description Id del evento (`evt_…`), el mismo en cada intento y reenvío. */
+        'X-Facturacion-Evento': components['parameters']['WebhookEvento'];
+        /** @description Id de la entrega (`ent_…`); un reenvío es otra entrega del mismo evento. */
+        'X-Facturacion-Entrega': components['parameters']['WebhookEntrega'];
+        /** @description Número de intento de esta entrega, de 1 a 5. */
+        'X-Facturacion-Intento': components['parameters']['WebhookIntento'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EventoCorreoEnviado'];
+      };
+    };
+    responses: {
+      /** @description Recibido (cualquier 2xx vale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  eventoCorreoFallido: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description HMAC-SHA256 del cuerpo crudo con `secreto_firma` (la cadena completa, `whsec_` incluido, en
+         *     UTF-8), en hexadecimal en minúsculas. Tras una rotación firma el secreto nuevo.
+         */
+        'X-Facturacion-Firma': components['parameters']['WebhookFirma'];
+        /**
+         * @description Solo durante las 24 horas que siguen a una rotación: la misma firma con el secreto anterior,
+         *     para que el receptor cambie de secreto sin perder entregas.
+         */
+        'X-Facturacion-Firma-Anterior'?: components['parameters']['WebhookFirmaAnterior'];
+        /**
+         * @description `t=<segundos unix>,v1=<hex>`: HMAC-SHA256 de `"<t>."` seguido del cuerpo crudo, con el
+         *     secreto; durante una rotación lleva un `v1` por secreto (el nuevo primero). Rechace un `t` a más
+         *     de 5 minutos de su reloj: una entrega capturada no sirve después.
+         */
+        'X-Facturacion-Firma-Tiempo': components['parameters']['WebhookFirmaTiempo'];
+        /** @description Id del evento (`evt_…`), el mismo en cada intento y reenvío. */
+        'X-Facturacion-Evento': components['parameters']['WebhookEvento'];
+        /** @description Id de la entrega (`ent_…`); un reenvío es otra entrega del mismo evento. */
+        'X-Facturacion-Entrega': components['parameters']['WebhookEntrega'];
+        /** @description Número de intento de esta entrega, de 1 a 5. */
+        'X-Facturacion-Intento': components['parameters']['WebhookIntento'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EventoCorreoFallido'];
       };
     };
     responses: {

@@ -1,3 +1,4 @@
+import { sinRepetir } from '../../dominio/correo';
 import type { Esquema } from '../../contrato';
 import type { Alcance } from '../../dominio/alcance';
 import { ErrorNegocio } from '../../dominio/errores';
@@ -240,5 +241,9 @@ export async function armarDocumento(
       uso_cfdi: cliente.uso_cfdi,
     },
     huso_horario: cp.huso_horario,
+    correo: {
+      enviar: f.enviar_correo !== false,
+      adicionales: sinRepetir(f.correos_adicionales ?? []),
+    },
   };
 }

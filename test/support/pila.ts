@@ -23,6 +23,7 @@ import { crearDepsActividades } from '../../worker/composicion';
 import { crearWorker, crearWorkerPdf, identidadWorker } from '../../worker/crear';
 import { telemetriaWorker } from '../../worker/metricas';
 import { crearPacPara } from '../../pac/fabrica';
+import { crearCorreoSmtp } from '../../correo/smtp';
 import { crearCanceladorTemporal } from '../../temporal/cancelador';
 import { crearRegistradorPagosTemporal } from '../../temporal/registrador-pagos';
 import { crearTimbradorTemporal } from '../../temporal/timbrador';
@@ -102,6 +103,11 @@ export interface OpcionesPila {
    * per test file, by its first stack: only that one's option counts. Default: no exporter.
    */
   metricasWorker?: string;
+  /**
+   * The SMTP server the worker emails through (a Mailpit of the test's, test/support/mailpit.ts) and the email
+   * workflows' retry limits. Default: a closed port (no test client has an address unless the test gives one).
+   */
+  correo?: { smtpUrl: string; esperaMaximaS?: number; plazoS?: number };
 }
 
 /**
@@ -160,6 +166,11 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       : await escuchar(crearSandboxPac({ config: leerConfigSandbox(), db: dbPac, logger, catalogos: cat }));
   const pacUrl = pac ? urlDe(pac) : 'http://127.0.0.1:9';
   const boveda = crearBoveda(config.claveMaestra);
+  const smtp = crearCorreoSmtp({ url: op.correo?.smtpUrl ?? 'smtp://127.0.0.1:9' });
+  const reintentos = {
+    maximoEntreIntentosS: op.correo?.esperaMaximaS ?? 2,
+    plazoS: op.correo?.plazoS ?? config.correo.plazoS,
+  };
 
   let conexionWorker: NativeConnection | undefined;
   const depsWorker = async () => {
@@ -181,12 +192,15 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
           taskQueue,
           programaS: op.programaEntregasS,
           graciaMs: op.graciaDespachoMs,
+          correo: reintentos,
         },
         cancelacion: sondeo,
         graciaReanudacionMs: op.graciaReanudacionMs,
         logger,
         webhooksLocalesEnTest: true,
         metricas: Runtime.instance().metricMeter,
+        correo: smtp,
+        remitente: config.correo.remitente,
       }),
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },
     };
@@ -238,7 +252,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
       taskQueue,
       esperaMs: op.timbradoEsperaMs ?? 15_000,
     }),
-    temporal: { cliente, taskQueue, programaS: op.programaEntregasS },
+    temporal: { cliente, taskQueue, programaS: op.programaEntregasS, correo: reintentos },
     logger,
     webhooksLocalesEnTest: true,
   });
@@ -290,6 +304,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     detenerPac: () => cerrar(pac),
     async detener() {
       await Promise.all([principal.detener(), pdfs.detener()]);
+      smtp.cerrar();
       await Promise.allSettled([cerrar(api), cerrar(pac), navegador.cerrar()]);
       await Promise.allSettled([
         connection.close(),

@@ -30,6 +30,7 @@ const despachador = (cliente: Client) =>
     taskQueue: 'cfdi',
     eventos: x.m.eventos,
     entregas: x.m.entregas,
+    correos: x.m.correos,
     logger: crearLogger('prueba', 'silent'),
     programaS: [0, 1, 2],
     graciaMs: 0,

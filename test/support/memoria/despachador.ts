@@ -1,8 +1,10 @@
 import type { DespachadorEventos } from '../../../activities/entregas';
+import type { CorreoPorIniciar, RepositorioCorreos } from '../../../db/repositorios/correos';
 import type { EntregaPorIniciar, RepositorioEntregas } from '../../../db/repositorios/entregas';
 import type { RepositorioEventos } from '../../../db/repositorios/eventos';
+import type { IniciadorCorreos } from '../../../servicios/correos';
 import type { IniciadorEntregas } from '../../../servicios/webhooks';
-import { idEntrega } from '../../../temporal/despachador';
+import { idCorreo, idEntrega } from '../../../temporal/despachador';
 
 /**
  * temporal/despachador.ts without Temporal: the same outbox steps over the fakes, and a delivery's workflow is
@@ -12,11 +14,19 @@ import { idEntrega } from '../../../temporal/despachador';
 export function crearDespachadorEnMemoria(p: {
   eventos: Pick<RepositorioEventos, 'paraDespacho' | 'porDespachar' | 'despachado'>;
   entregas: Pick<RepositorioEntregas, 'crearParaEvento'>;
+  correos: Pick<RepositorioCorreos, 'crearParaEvento'>;
 }) {
   const anunciados: string[][] = [];
   const iniciadas: EntregaPorIniciar[] = [];
   const detenidas: EntregaPorIniciar[] = [];
+  const correos: CorreoPorIniciar[] = [];
   const workflows = new Set<string>();
+
+  function iniciarCorreo(c: CorreoPorIniciar) {
+    if (workflows.has(idCorreo(c))) return;
+    workflows.add(idCorreo(c));
+    correos.push(c);
+  }
 
   function iniciarUna(e: EntregaPorIniciar) {
     const id = idEntrega(e);
@@ -27,11 +37,16 @@ export function crearDespachadorEnMemoria(p: {
 
   async function despacharUno(id: string) {
     const ev = await p.eventos.paraDespacho(id);
-    if (ev) (await p.entregas.crearParaEvento(ev)).forEach(iniciarUna);
+    if (ev) {
+      (await p.entregas.crearParaEvento(ev)).forEach(iniciarUna);
+      (await p.correos.crearParaEvento(ev)).forEach(iniciarCorreo);
+    }
     await p.eventos.despachado(id);
   }
 
-  const despachador: DespachadorEventos & IniciadorEntregas & { despachar(eventoIds: string[]): void } = {
+  const despachador: DespachadorEventos &
+    IniciadorEntregas &
+    IniciadorCorreos & { despachar(eventoIds: string[]): void } = {
     despachar: (ids) => void anunciados.push([...ids]),
     async despacharPendientes() {
       // No grace period: everything committed so far is due.
@@ -45,8 +60,11 @@ export function crearDespachadorEnMemoria(p: {
     async detener(entregas) {
       detenidas.push(...entregas);
     },
+    async iniciarCorreos(lista) {
+      lista.forEach(iniciarCorreo);
+    },
   };
-  return { ...despachador, anunciados, iniciadas, detenidas };
+  return { ...despachador, anunciados, iniciadas, detenidas, correos };
 }
 
 export type DespachadorEnMemoria = ReturnType<typeof crearDespachadorEnMemoria>;

@@ -2,6 +2,7 @@ import type { Alcance, Modo } from '../../../dominio/alcance';
 import { Almacen } from './almacen';
 import { crearCertificadosEnMemoria } from './certificados';
 import { crearClientesEnMemoria } from './clientes';
+import { crearCorreosEnMemoria } from './correos';
 import { crearCuentasEnMemoria } from './cuentas';
 import { crearDespachadorEnMemoria } from './despachador';
 import { crearEntregasEnMemoria } from './entregas';
@@ -24,6 +25,8 @@ export { crearCanceladorEnMemoria, crearTimbradorEnMemoria } from './procesos';
 export { crearGeneradorPdfEnMemoria, navegadorEnMemoria } from './pdf';
 export { crearContextoActividad } from './actividad';
 export { crearEnviadorEnMemoria, RESPUESTA_OK, type EnviadorEnMemoria } from './enviador';
+export { crearCorreoEnMemoria, CORREO_ACEPTADO, type CorreoEnMemoria } from './correo';
+export { tablaCorreos } from './correos';
 export { crearMetricasEnMemoria, type MetricasEnMemoria } from './metricas';
 export { tablaEntregas, tablaIntentos } from './entregas';
 export { tablaPorDespachar } from './eventos';
@@ -39,7 +42,8 @@ export function crearMemoria() {
   const almacen = new Almacen();
   const eventos = crearEventosEnMemoria(almacen);
   const entregas = crearEntregasEnMemoria(almacen);
-  const despachador = crearDespachadorEnMemoria({ eventos, entregas });
+  const correos = crearCorreosEnMemoria(almacen);
+  const despachador = crearDespachadorEnMemoria({ eventos, entregas, correos });
   return {
     almacen,
     transacciones: crearTransaccionesEnMemoria(almacen, { alConfirmarEventos: despachador.despachar }),
@@ -55,6 +59,7 @@ export function crearMemoria() {
     sondas: crearSondasEnMemoria(almacen),
     webhooks: crearWebhooksEnMemoria(almacen),
     entregas,
+    correos,
     limites: crearLimitesEnMemoria(almacen),
     despachador,
   };

@@ -17,6 +17,7 @@ import { tablaCertificados } from './certificados';
 import { porConexion } from './transacciones';
 
 type OrganizacionGuardada = DatosOrganizacion &
+  Pick<FilaOrganizacion, 'correo' | 'correo_automatico'> &
   ColumnasAlcance & { id: string; creado_en: Date; actualizado_en: Date };
 
 /** Shared with invoices (the accent color the PDF is printed with). */
@@ -54,7 +55,9 @@ export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizacio
       return r && conCertificado(r);
     },
     async insertar(a, id, datos, ahora) {
-      await sinDuplicar(async () => tabla.insertar({ ...filaNueva(a, id, ahora), ...datos }));
+      await sinDuplicar(async () =>
+        tabla.insertar({ ...filaNueva(a, id, ahora), correo: null, correo_automatico: true, ...datos }),
+      );
     },
     async actualizar(a, id, cambios, ahora) {
       if (visibles(a).some((r) => r.id === id)) tabla.cambiar(id, { ...cambios, actualizado_en: ahora });

@@ -24,7 +24,9 @@ import { crearReanudador } from '../../../temporal/reanudador';
 import type { EntradaPago } from '../../../activities/pagos';
 import type { EntradaTimbrado } from '../../../activities/timbrado';
 import type { SolicitudPago } from '../../../dominio/pago';
+import { crearCorreoEnMemoria } from './correo';
 import { crearEnviadorEnMemoria } from './enviador';
+import { crearServicioCorreos } from '../../../servicios/correos';
 import { alcance, crearMemoria, type Memoria } from './index';
 import { crearMetricasEnMemoria } from './metricas';
 import { crearPacEnMemoria } from './pac';
@@ -112,6 +114,13 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       resolver,
       ahora,
     }),
+    correos: crearServicioCorreos({
+      correos: m.correos,
+      facturas: m.facturas,
+      clientes: m.clientes,
+      transacciones: m.transacciones,
+      iniciador: m.despachador,
+    }),
   };
 }
 
@@ -182,6 +191,7 @@ export async function crearEntornoActividades() {
   const pac = crearPacEnMemoria();
   const pdf = crearGeneradorPdfEnMemoria();
   const enviador = crearEnviadorEnMemoria();
+  const correo = crearCorreoEnMemoria();
   const reloj = s.reloj;
   const temporal = crearClienteTemporalEnMemoria();
   const metricas = crearMetricasEnMemoria();
@@ -196,6 +206,9 @@ export async function crearEntornoActividades() {
     entregas: s.m.entregas,
     webhooks: s.m.webhooks,
     despachador: s.m.despachador,
+    correos: s.m.correos,
+    correo,
+    remitente: 'facturas@cfdi.example.mx',
     reanudador: crearReanudador({
       cliente: temporal.cliente,
       taskQueue: 'cfdi',
@@ -264,6 +277,7 @@ export async function crearEntornoActividades() {
     pac,
     pdf,
     enviador,
+    correo,
     reloj,
     act,
     entrada,
