@@ -5,7 +5,7 @@ SHELL := /bin/bash
 .PHONY: help up test test-unit test-repositorios test-flujos test-e2e lint campania
 
 help:
-	@echo "make up    arranca todo el servicio (Temporal, MySQL, PAC sandbox, worker, API)"
+	@echo "make up    arranca todo el servicio (Temporal, MySQL, Mailpit, PAC sandbox, worker, API)"
 	@echo "make test  corre toda la suite de pruebas: los cuatro niveles de abajo (lint, tipos y unitarias en segundo plano)"
 	@echo "make test-unit          lint, tipos y pruebas unitarias (sin MySQL, Temporal ni Chromium)"
 	@echo "make test-repositorios  contratos de los repositorios: la memoria y MariaDB"

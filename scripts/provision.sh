@@ -2,7 +2,7 @@
 # Everything `make up` and `make test` need on a fresh machine, idempotent and quick the second time.
 #   scripts/provision.sh up            also prepares the application database and the demo account
 #   scripts/provision.sh test          everything the whole suite needs (the tools it calls: xmllint, xsltproc,
-#                                      pdftoppm, zbarimg; the Temporal server; Chromium; HAProxy; MySQL)
+#                                      pdftoppm, zbarimg; the Temporal server; Mailpit; Chromium; HAProxy; MySQL)
 #   scripts/provision.sh unit          only what the unit tier needs: npm packages and xmllint/xsltproc
 #   scripts/provision.sh repositorios  npm packages and MySQL
 #   scripts/provision.sh flujos        npm packages and the Temporal CLI
@@ -15,7 +15,7 @@ inicio=$SECONDS
 # Whether this mode needs a piece: `necesita temporal chromium` and so on.
 necesita() {
   case "$MODO:$1" in
-    up:temporal | up:chromium | up:mysql | up:dist) return 0 ;;
+    up:temporal | up:mailpit | up:chromium | up:mysql | up:dist) return 0 ;;
     test:*) return 0 ;;
     unit:herramientas) return 0 ;;
     repositorios:mysql | repositorios:dist) return 0 ;;
@@ -52,6 +52,12 @@ if necesita temporal; then
   paso "Temporal CLI"
   TEMPORAL_CLI=$(bash scripts/temporal-cli.sh)
   export TEMPORAL_CLI
+fi
+
+# The SMTP server that keeps the emails sent: `make up`'s (unless SMTP_URL names another) and the tests'.
+if necesita mailpit; then
+  paso "Mailpit"
+  bash scripts/mailpit.sh >/dev/null
 fi
 
 # The production-grade server (TEMPORAL=servidor make up; the suite runs one stamping, cancellation and finance

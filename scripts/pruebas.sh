@@ -19,6 +19,9 @@ fi
 
 TEMPORAL_CLI=${TEMPORAL_CLI:-$(bash scripts/temporal-cli.sh --ruta)}
 export TEMPORAL_CLI
+# Asked once here rather than by every test file that starts a Mailpit (test/support/mailpit.ts).
+MAILPIT_BIN=${MAILPIT_BIN:-$(bash scripts/mailpit.sh --ruta)}
+export MAILPIT_BIN
 # Jest's JSON reports (per-file times among them) are kept where PRUEBAS_RESULTADOS says, else dropped.
 if [ -n "${PRUEBAS_RESULTADOS:-}" ]; then
   resultados=$PRUEBAS_RESULTADOS

@@ -6,6 +6,7 @@ import { createInterface } from 'node:readline';
 import { cargarConfigSinSecretos } from '../config/config';
 import { raizProyecto, rutaDatos } from '../config/rutas';
 import { registrarAtributos } from '../temporal/registrar-atributos';
+import { argumentosMailpit, esperarMailpit, rutaMailpit } from './mailpit';
 import { leerReplicas, procesosDelServicio } from './replicas';
 import { argumentosServidorDev, esperarTemporal, rutaTemporalCli } from './temporal/servidor-dev';
 import {
@@ -17,10 +18,10 @@ import {
 
 /**
  * `make up`: starts the local Temporal dev server (or, with TEMPORAL=servidor, the production-grade server on
- * PostgreSQL), the sandbox PAC, the worker, the PDF worker and the API (API_REPLICAS, WORKER_REPLICAS and
- * PDF_REPLICAS of each, HAProxy in front of several APIs: scripts/replicas.ts), with one prefixed log stream,
- * waits until GET /salud/detalle is healthy, prints where everything is, and stops it all in reverse order on
- * Ctrl-C.
+ * PostgreSQL), Mailpit (unless SMTP_URL names another SMTP server), the sandbox PAC, the worker, the PDF worker
+ * and the API (API_REPLICAS, WORKER_REPLICAS and PDF_REPLICAS of each, HAProxy in front of several APIs:
+ * scripts/replicas.ts), with one prefixed log stream, waits until GET /salud/detalle is healthy, prints where
+ * everything is, and stops it all in reverse order on Ctrl-C.
  */
 const modoTemporal = process.env.TEMPORAL ?? 'dev';
 if (!['dev', 'servidor'].includes(modoTemporal)) {
@@ -39,6 +40,7 @@ const raiz = raizProyecto();
 const color = process.stdout.isTTY;
 const COLORES: Record<string, number> = {
   temporal: 35,
+  mailpit: 95,
   pac: 33,
   worker: 34,
   pdf: 94,
@@ -46,6 +48,12 @@ const COLORES: Record<string, number> = {
   haproxy: 92,
   up: 36,
 };
+// Mailpit's fixed addresses, like the other ports of `make up`; SMTP_URL (empty counts as unset) replaces it.
+const PUERTO_SMTP = 1025;
+const PUERTO_MAILPIT = 8025;
+const SMTP_MAILPIT = `127.0.0.1:${PUERTO_SMTP}`;
+const HTTP_MAILPIT = `127.0.0.1:${PUERTO_MAILPIT}`;
+const smtpExterno = process.env.SMTP_URL || undefined;
 const procesos: { nombre: string; hijo: ChildProcess }[] = [];
 const inicio = Date.now();
 let deteniendo = false;
@@ -63,8 +71,14 @@ function linea(nombre: string, texto: string) {
   );
 }
 
-/** pino JSON → `12:00:01 INFO mensaje clave=valor`; anything else passes through. */
+/**
+ * pino JSON → `12:00:01 INFO mensaje clave=valor`; Mailpit's `time="…" level=info msg="…"` → `12:00:01 INFO …`;
+ * anything else passes through.
+ */
 function legible(texto: string): string {
+  const logfmt = /^time="[^"]* (\d\d:\d\d:\d\d)" level=(\w+) msg="(.*)"$/.exec(texto);
+  if (logfmt)
+    return `${logfmt[1]} ${logfmt[2]!.toUpperCase().padEnd(5)} ${logfmt[3]!.replace(/\\(["\\])/g, '$1')}`;
   if (!texto.startsWith('{')) return texto;
   try {
     const { time, nivel, mensaje, proceso: _p, ...resto } = JSON.parse(texto) as Record<string, unknown>;
@@ -132,6 +146,18 @@ async function detener(codigo: number) {
   process.exit(codigo);
 }
 
+/** The SMTP_URL to print: without its user and password. */
+function sinCredenciales(url: string): string {
+  try {
+    const u = new URL(url);
+    u.username = '';
+    u.password = '';
+    return u.href;
+  } catch {
+    return '(SMTP_URL inválida)';
+  }
+}
+
 async function esperarSalud(url: string, ms: number): Promise<Record<string, unknown>> {
   const limite = Date.now() + ms;
   let ultimo: unknown = 'sin respuesta';
@@ -182,6 +208,23 @@ async function main() {
       }),
     );
   }
+  // Mailpit starts beside Temporal; the workers, which send the emails, wait for both.
+  if (smtpExterno) {
+    linea('up', `correo por SMTP_URL=${sinCredenciales(smtpExterno)}: Mailpit no arranca`);
+  } else if (await puertoOcupado('127.0.0.1', PUERTO_SMTP)) {
+    linea('up', `ya hay un servidor SMTP en ${SMTP_MAILPIT}: se reutiliza (otro: defina SMTP_URL)`);
+  } else {
+    mkdirSync(join(rutaDatos(), 'mailpit'), { recursive: true });
+    lanzar(
+      'mailpit',
+      rutaMailpit(),
+      argumentosMailpit({
+        smtp: SMTP_MAILPIT,
+        http: HTTP_MAILPIT,
+        archivoDb: join(rutaDatos(), 'mailpit', 'mailpit.db'),
+      }),
+    );
+  }
   const version = await esperarTemporal(config.temporal.address, 60_000);
   linea('up', `Temporal ${version} listo en ${config.temporal.address}`);
   // The dev server creates its namespace; the production-grade one needs it created, as compose's one-shot does.
@@ -190,6 +233,10 @@ async function main() {
       ? await prepararNamespace(config.temporal.address, config.temporal.namespace)
       : await registrarAtributos(config.temporal.address, config.temporal.namespace);
   if (nuevos.length) linea('up', `atributos de búsqueda registrados: ${nuevos.join(', ')}`);
+  if (!smtpExterno) {
+    await esperarMailpit({ http: HTTP_MAILPIT, smtp: SMTP_MAILPIT, ms: 30_000 });
+    linea('up', `Mailpit listo: SMTP ${SMTP_MAILPIT}, UI http://${HTTP_MAILPIT}`);
+  }
 
   const rutaBalanceador = join(rutaDatos(), 'haproxy.cfg');
   const { procesos: lista, balanceador } = procesosDelServicio({
@@ -202,7 +249,12 @@ async function main() {
     rutaBalanceador,
   });
   if (balanceador) writeFileSync(rutaBalanceador, balanceador);
-  for (const p of lista) lanzar(p.nombre, p.comando, p.argumentos, p.entorno);
+  // With SMTP_URL set the processes inherit it; else they send to Mailpit.
+  const correo: Record<string, string> = smtpExterno ? {} : { SMTP_URL: `smtp://${SMTP_MAILPIT}` };
+  for (const p of lista) {
+    const envia = p.tipo === 'worker' || p.tipo === 'pdf' || p.tipo === 'api';
+    lanzar(p.nombre, p.comando, p.argumentos, envia ? { ...p.entorno, ...correo } : p.entorno);
+  }
 
   const apiUrl = `http://localhost:${config.api.port}`;
   // The detailed view (components) answers on loopback, where this runs: each replica's own port, since a request
@@ -236,6 +288,9 @@ async function main() {
       modoTemporal === 'servidor'
         ? `  │ Temporal:     servidor ${config.temporal.address} en PostgreSQL (sin UI: la de docker-compose o la CLI)`
         : `  │ Temporal UI:  ${config.temporal.uiUrl}`,
+      smtpExterno
+        ? `  │ Correo:       ${sinCredenciales(smtpExterno)} (SMTP_URL)`
+        : `  │ Mailpit UI:   http://localhost:${PUERTO_MAILPIT}   (correos enviados; SMTP ${SMTP_MAILPIT})`,
       `  │ Cuenta demo:  ${demo.cuenta.id}`,
       `  │ Llave test:   ${demo.llave.secreto}`,
       // The detailed health answers on loopback only: a replica's own port, not the balancer's.

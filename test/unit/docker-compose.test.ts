@@ -50,6 +50,7 @@ const SERVICIOS_ESPERADOS = [
   'temporal',
   'temporal-create-namespace',
   'temporal-ui',
+  'mailpit',
   'pac-sandbox',
   'migrate',
   'worker',
@@ -365,6 +366,18 @@ describe('docker-compose.yml de producción', () => {
       expect(url.hostname).toBe('pac-sandbox');
       expect(Number(url.port || 80)).toBe(sandbox.pac.sandboxPort);
     }
+  });
+
+  it('los workers envían el correo a Mailpit hasta que SMTP_URL nombra el servidor real', () => {
+    const mailpit = pila.servicio('mailpit');
+    expect(mailpit.image).toBe('axllent/mailpit:v1.33.1');
+    // The UI has no login: this host only; SMTP stays on the compose network.
+    expect(mailpit.ports).toEqual(['127.0.0.1:8025:8025']);
+    for (const n of ['worker', 'worker-pdf'] as const)
+      expect(pila.entorno[n].SMTP_URL).toBe('smtp://mailpit:1025');
+    const real = cargarPila({ ...REQUERIDAS, SMTP_URL: 'smtps://envios:Clave1@smtp.ejemplo.mx:465' });
+    for (const n of ['worker', 'worker-pdf'] as const)
+      expect(real.entorno[n].SMTP_URL).toBe('smtps://envios:Clave1@smtp.ejemplo.mx:465');
   });
 
   it('DATABASE_URL apunta a la base y al usuario que crea el servicio mysql', () => {
