@@ -297,12 +297,6 @@ export const VARIABLES = {
     esquema: entero(2, 1, 32),
     defecto: '2',
   },
-  SMTP_URL: {
-    descripcion:
-      'Servidor SMTP por el que se envían las facturas por correo: smtps://usuario:contraseña@host:465 (TLS) o smtp://usuario:contraseña@host:587 (STARTTLS). Sin definir, make up la apunta a su Mailpit (smtp://127.0.0.1:1025).',
-    esquema: z.string().url().optional(),
-    secreto: true,
-  },
   TOKEN_OPERADOR: {
     descripcion:
       'Token (32 caracteres o más) con que el operador consulta las rutas de operación (GET /salud/detalle, GET /metricas; en el PAC sandbox, /sandbox/fallas) desde fuera del equipo: Authorization: Bearer <token>. Vacío = solo desde loopback.',

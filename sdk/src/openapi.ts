@@ -7798,6 +7798,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cor_01kbq3z4b6d8f0h2k4m6p8r0t2",
+           *       "objeto": "correo",
+           *       "modo": "test",
+           *       "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *       "motivo": "reenvio",
+           *       "destinatarios": [
+           *         "cuentas.por.pagar@ure.example.mx"
+           *       ],
+           *       "estado": "pendiente",
+           *       "intentos": 0,
+           *       "respuesta_smtp": null,
+           *       "error": null,
+           *       "evento": null,
+           *       "ultimo_intento_en": null,
+           *       "enviado_en": null,
+           *       "creado_en": "2026-11-23T03:10:00.120Z"
+           *     }
+           */
           'application/json': components['schemas']['Correo'];
         };
       };
@@ -7839,6 +7859,35 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "objeto": "lista",
+           *       "datos": [
+           *         {
+           *           "id": "cor_01kbq3z4b6d8f0h2k4m6p8r0t2",
+           *           "objeto": "correo",
+           *           "modo": "test",
+           *           "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *           "motivo": "timbrado",
+           *           "destinatarios": [
+           *             "facturas@ure.example.mx"
+           *           ],
+           *           "estado": "enviado",
+           *           "intentos": 1,
+           *           "respuesta_smtp": "250 2.0.0 Ok: queued as 7f8Qm2",
+           *           "error": null,
+           *           "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *           "ultimo_intento_en": "2026-11-23T03:10:00.870Z",
+           *           "enviado_en": "2026-11-23T03:10:00.870Z",
+           *           "creado_en": "2026-11-23T03:10:00.120Z"
+           *         }
+           *       ],
+           *       "paginacion": {
+           *         "hay_mas": false,
+           *         "siguiente_cursor": null
+           *       }
+           *     }
+           */
           'application/json': components['schemas']['ListaCorreos'];
         };
       };
@@ -7874,6 +7923,26 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "id": "cor_01kbq3z4b6d8f0h2k4m6p8r0t2",
+           *       "objeto": "correo",
+           *       "modo": "test",
+           *       "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *       "motivo": "timbrado",
+           *       "destinatarios": [
+           *         "facturas@ure.example.mx"
+           *       ],
+           *       "estado": "enviado",
+           *       "intentos": 1,
+           *       "respuesta_smtp": "250 2.0.0 Ok: queued as 7f8Qm2",
+           *       "error": null,
+           *       "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *       "ultimo_intento_en": "2026-11-23T03:10:00.870Z",
+           *       "enviado_en": "2026-11-23T03:10:00.870Z",
+           *       "creado_en": "2026-11-23T03:10:00.120Z"
+           *     }
+           */
           'application/json': components['schemas']['Correo'];
         };
       };

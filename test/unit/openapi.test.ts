@@ -127,6 +127,9 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['get', '/v1/entregas/{id}'],
   ['get', '/v1/facturas/{id}/auditoria'],
   ['post', '/v1/facturas/{id}/timbrado/reintentar'],
+  ['post', '/v1/facturas/{id}/correo'],
+  ['get', '/v1/correos'],
+  ['get', '/v1/correos/{id}'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
@@ -146,6 +149,7 @@ const LISTAS = [
   '/v1/webhooks/{id}/entregas',
   '/v1/eventos',
   '/v1/eventos/{id}/entregas',
+  '/v1/correos',
   '/v1/llaves_api',
 ];
 // Operator routes: loopback or the operator's bearer token, with a 401 of their own.
