@@ -1,6 +1,6 @@
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
-import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { AcuseCancelacion, RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo } from '../dominio/alcance';
@@ -29,8 +29,16 @@ const CANCELADO = new Set(['Cancelado sin aceptaciÃ³n', 'Cancelado con aceptaciÃ
 export function crearActividadesCancelacion(d: DepsCancelacion) {
   const abrirCsd = crearAbridorCsd(d.boveda);
 
-  /** Moves the cancellation state (and the invoice, when final) with its event, in one transaction. */
-  async function registrar(e: EntradaTimbrado, estado: EstadoCancelacion, error?: ErrorTimbrado) {
+  /**
+   * Moves the cancellation state (and the invoice, when final) with its event and the PAC's acuse, in one
+   * transaction.
+   */
+  async function registrar(
+    e: EntradaTimbrado,
+    estado: EstadoCancelacion,
+    error?: ErrorTimbrado,
+    acuse?: AcuseCancelacion & { reemplazar: boolean },
+  ) {
     const a = alcanceSistema(e);
     await d.transacciones.ejecutar(async (tx) => {
       const f = await d.facturas.bloquear(tx, a, e.facturaId);
@@ -43,7 +51,11 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         ...(error ? { error } : {}),
       };
       if (estado === 'en_proceso' && c.estado === 'en_proceso') return;
-      await d.facturas.guardarCancelacion(a, e.facturaId, nueva, { cancelada: estado === 'cancelada', tx });
+      await d.facturas.guardarCancelacion(a, e.facturaId, nueva, {
+        cancelada: estado === 'cancelada',
+        tx,
+        acuse,
+      });
       // A cancelled payment CFDI gives back what it paid, in the same transaction as the cancellation.
       if (estado === 'cancelada' && f.tipo === 'pago') await d.pagos.revertir(tx, a, e.facturaId);
       const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
@@ -96,7 +108,12 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
         return 'rechazada';
       }
       const estado: EstadoCancelacion = CANCELADO.has(r.estatusCancelacion) ? 'cancelada' : 'en_proceso';
-      await registrar(e, estado);
+      // The first acuse is the evidence of when the request was made: a repeat (202, "requested before") never
+      // replaces it. A 201 is a request the SAT took as new (the earlier one was rejected): its acuse does.
+      const acuse = r.acuse.trim()
+        ? { xml: r.acuse, fecha: r.fecha, reemplazar: r.estatusUuid === '201' }
+        : undefined;
+      await registrar(e, estado, undefined, acuse);
       return estado;
     },
 

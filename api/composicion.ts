@@ -12,6 +12,7 @@ import { crearRepositorioPagos } from '../db/repositorios/pagos';
 import { crearRepositorioProductos } from '../db/repositorios/productos';
 import { crearRepositorioWebhooks } from '../db/repositorios/webhooks';
 import type { Logger } from '../log/logger';
+import { crearPacPara, type OpcionesPacs } from '../pac/fabrica';
 import type { Boveda } from '../seguridad/boveda';
 import { crearServicioAuditoria } from '../servicios/auditoria';
 import { crearServicioCertificados, crearVerificadorCsd } from '../servicios/certificados';
@@ -28,6 +29,12 @@ import { crearServicioWebhooks } from '../servicios/webhooks';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearLectorHistoriasTemporal } from '../temporal/historias';
 
+/**
+ * How long a status query to the SAT may hold an API request (`GET …/estado_sat`, synchronous): past it, a 503
+ * with Retry-After. The worker's PAC calls keep their own, longer bounds.
+ */
+export const ESPERA_SAT_MS = 10_000;
+
 /** The composition root: repositories over the database, services over repositories. */
 export function crearServicios(deps: {
   db: Knex;
@@ -40,8 +47,13 @@ export function crearServicios(deps: {
   temporal: TemporalEntregas;
   logger: Logger;
   webhooksLocalesEnTest: boolean;
+  /** The PAC of each mode, as the worker's: the API only asks it for the SAT's status of a CFDI. */
+  pac: Pick<OpcionesPacs, 'pac' | 'sandbox'>;
 }) {
   const { db, catalogos, boveda, timbrador, cancelador } = deps;
+  const opcionesPac = { ...deps.pac, timeoutMs: ESPERA_SAT_MS, timeoutCancelacionMs: ESPERA_SAT_MS };
+  // Live without credentials is a port whose every call throws ErrorPacNoConfigurado: a 503 for the client.
+  const pacs = { test: crearPacPara('test', opcionesPac), live: crearPacPara('live', opcionesPac) };
   const { eventos, entregas, correos, despachador, transacciones } = crearSalidaDeEventos(db, {
     ...deps.temporal,
     logger: deps.logger,
@@ -77,6 +89,7 @@ export function crearServicios(deps: {
       facturas: facturasRepo,
       pagos: pagosRepo,
       eventos,
+      entregas,
       historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
     }),
     facturas: crearServicioFacturas({
@@ -90,6 +103,7 @@ export function crearServicios(deps: {
       catalogos,
       timbrador,
       cancelador,
+      sat: (modo, consulta) => pacs[modo].estatusSat(consulta),
       csdVigente,
     }),
     webhooks: crearServicioWebhooks({

@@ -51,6 +51,8 @@ async function main() {
       temporal: { cliente: temporal, taskQueue: config.temporal.taskQueue, correo: reintentosCorreo(config) },
       logger,
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
+      // As the worker builds its PAC (worker/main.ts).
+      pac: { pac: config.pac },
     }),
     limite: config.limiteSolicitudes,
     fallosAutenticacion: config.fallosAutenticacion,

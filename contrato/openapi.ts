@@ -245,6 +245,10 @@ export interface paths {
      *
      *     Cancelar un CFDI de pago (`tipo: pago`) devuelve a las facturas pagadas el saldo que ese pago había aplicado
      *     y deja el pago en `estado: cancelada`.
+     *
+     *     El acuse del SAT que el PAC devuelve al recibir la solicitud se guarda con el estado de la cancelación y se
+     *     descarga con `GET /v1/facturas/{id}/acuse` cuando la factura queda `cancelada`. El estado del CFDI en el SAT,
+     *     en cualquier momento: `GET /v1/facturas/{id}/estado_sat`.
      */
     post: operations['cancelarFactura'];
     delete?: never;
@@ -317,6 +321,89 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/facturas/{id}/acuse': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Descarga el acuse de cancelación del SAT
+     * @description El acuse que el SAT entregó, por medio del PAC, al recibir la solicitud de cancelación: la evidencia del
+     *     emisor de que la pidió. Byte por byte como lo devolvió el PAC (UTF-8), con la `Fecha` de la solicitud, el
+     *     `RfcEmisor` y cada `UUID` con su `EstatusUUID` (`201` solicitud nueva, `202` solicitada antes).
+     *     `Content-Type: application/xml`, `Content-Disposition: inline; filename="acuse-<id>.xml"`. También para los
+     *     CFDI de pago (son facturas de `tipo: pago`).
+     *
+     *     El acuse se guarda en la misma escritura que el estado de la cancelación. Se conserva el primero: una
+     *     solicitud repetida que el SAT responde con `202` (ya solicitada; por ejemplo, la que se vuelve a pedir tras
+     *     `vencida` mientras el receptor no ha respondido) no lo reemplaza, porque el primero es el que fecha la
+     *     solicitud original. Solo lo reemplaza un `201`: el SAT tomó la solicitud como nueva porque la anterior fue
+     *     rechazada, y el acuse que vale es el de la solicitud que canceló la factura.
+     *
+     *     - 409 `factura_no_cancelada` mientras la cancelación no es definitiva: sin solicitud, `solicitada`,
+     *       `en_proceso`, `rechazada` o `vencida` (la factura sigue `timbrada`), o un borrador.
+     *     - 409 `acuse_no_disponible`: la factura está cancelada pero el PAC no devolvió acuse (o se canceló antes de
+     *       que el servicio guardara los acuses); `GET /v1/facturas/{id}/estado_sat` muestra su estado en el SAT.
+     */
+    get: operations['descargarAcuseFactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/facturas/{id}/estado_sat': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Consulta el estado del CFDI en el SAT
+     * @description Pregunta al SAT, por medio del PAC del modo de la llave (el servicio de consulta de CFDI del SAT, con el
+     *     UUID, los RFC del emisor y del receptor y el total), el estado del CFDI en este momento: si está vigente o
+     *     cancelado, si se puede cancelar y cómo, y en qué va su cancelación. Es una lectura síncrona: no cambia la
+     *     factura ni inicia ningún proceso (el seguimiento de una cancelación en curso lo hace su workflow). En modo
+     *     test responde el PAC de pruebas con sus propios registros: `vigente` para una factura timbrada, `cancelado`
+     *     después de cancelarla y `no_encontrado` para un UUID que no timbró él. También para los CFDI de pago.
+     *
+     *     Los valores del SAT van en minúsculas, sin acentos y con `_`: `Estado` en `estado` (`Vigente`, `Cancelado`,
+     *     `No Encontrado`), `EsCancelable` en `es_cancelable` (`Cancelable sin aceptación`, `Cancelable con
+     *     aceptación`, `No cancelable`; `null` cuando el SAT no lo informa, por ejemplo de un CFDI que no encuentra) y
+     *     `EstatusCancelacion` en `estatus_cancelacion` (`En proceso`, `Cancelado sin aceptación`, `Cancelado con
+     *     aceptación`, `Plazo vencido`, `Solicitud rechazada`; `null` si no hay cancelación). `codigo_estatus` es la
+     *     línea de estado del SAT tal cual (`S - Comprobante obtenido satisfactoriamente.`).
+     *
+     *     - 409 `factura_no_timbrada`: la factura aún no tiene UUID (borrador, timbrado pendiente o rechazado).
+     *     - 503 `pac_no_disponible`: el PAC o el SAT no respondieron a tiempo (con `Retry-After`: reintente), o el modo
+     *       live no tiene PAC configurado.
+     */
+    get: operations['obtenerEstadoSatFactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/facturas/{id}/auditoria': {
     parameters: {
       query?: never;
@@ -338,10 +425,18 @@ export interface paths {
      *     - `factura.json`: la factura como la muestra `GET /v1/facturas/{id}`.
      *     - `cfdi.xml`: el CFDI timbrado byte por byte (el de `GET /v1/facturas/{id}/xml`), si está timbrada.
      *     - `factura.pdf`: su representación impresa, si ya se generó.
+     *     - `acuse_cancelacion.xml`: el acuse del SAT de su cancelación (el de `GET /v1/facturas/{id}/acuse`), si se
+     *       pidió y el PAC devolvió uno; también de una cancelación aún no definitiva (prueba que se solicitó).
      *     - `eventos.json`: todos los eventos de la factura (los de `GET /v1/eventos?factura={id}`, todas las
      *       páginas, del más nuevo al más antiguo).
-     *     - `pagos/<pago>/pago.json` y `pagos/<pago>/cfdi.xml`: cada pago que la abonó (también los cancelados) y
-     *       su CFDI de pago timbrado.
+     *     - `entregas.json`: el registro de entregas de webhooks de esos eventos, de la más antigua a la más nueva:
+     *       cada entrega como la muestra `GET /v1/entregas/{id}` (evento, tipo de evento, webhook, origen, estado
+     *       final o actual, cada intento con su hora, status HTTP, latencia y error, próximo intento) más `url`, la
+     *       dirección a la que se envió (también de un webhook eliminado después).
+     *     - `pagos/<pago>/`: cada pago que la abonó (también los cancelados): `pago.json` (el de
+     *       `GET /v1/pagos/{id}`, con sus renglones del libro en `facturas_pagadas`, `vigente: false` una vez
+     *       cancelado su CFDI), `cfdi.json` (su CFDI de pago como lo muestra `GET /v1/facturas/{id}`), `cfdi.xml`
+     *       (timbrado), `cfdi.pdf` (si ya se generó) y `acuse_cancelacion.xml` (si se pidió su cancelación).
      *     - `historias/<workflow>/<run>.json`: la historia de cada ejecución de cada workflow de Temporal que la
      *       tocó (su timbrado, su cancelación, los pagos que la abonaron, los workflows de los CFDI de esos pagos y las
      *       entregas de webhooks de todos sus eventos), tal como la exporta Temporal (`temporal workflow show -o
@@ -352,8 +447,8 @@ export interface paths {
      *     - `historias/<workflow>/<run>.legible.json`: la misma historia con cada payload decodificado (metadatos
      *       en texto y `data` como el valor JSON que contiene). Para leer, no para reproducir.
      *     - `manifiesto.json`: la factura, el modo, `generado_en`, cada archivo con su SHA-256 y su tamaño
-     *       (`archivos`), lo que falta y por qué (`omitidos`: sin timbrar, PDF en generación) y cada ejecución de
-     *       workflow con su tipo, estado, inicio, fin y sus dos archivos (`flujos`).
+     *       (`archivos`), lo que falta y por qué (`omitidos`: sin timbrar, PDF en generación, factura cancelada sin
+     *       acuse) y cada ejecución de workflow con su tipo, estado, inicio, fin y sus dos archivos (`flujos`).
      *
      *     Una factura de otra cuenta o de otro modo responde 404, como una inexistente. 503
      *     `temporal_no_disponible` si no se pueden leer las historias (reintente; un paquete sin ellas estaría
@@ -2621,6 +2716,47 @@ export interface components {
       /** @description Por qué la cancelación terminó `rechazada` o `vencida` (código y mensaje del PAC o del SAT); `null` en los demás estados. */
       error: components['schemas']['ErrorTimbrado'];
     } | null;
+    /**
+     * @description Lo que el SAT responde de un CFDI en el momento de la consulta (`GET /v1/facturas/{id}/estado_sat`), con sus
+     *     valores en minúsculas, sin acentos y con `_`.
+     */
+    EstadoSat: {
+      /** @enum {string} */
+      objeto: 'estado_sat';
+      modo: components['schemas']['Modo'];
+      /** @description Id de la factura (`fac_…`). */
+      factura: string;
+      /** @description UUID del CFDI consultado. */
+      uuid: string;
+      /**
+       * @description `Estado` del SAT: `vigente`, `cancelado` o `no_encontrado` (el SAT no conoce un CFDI con ese UUID, esos
+       *     RFC y ese total; también el de uno timbrado hace instantes, antes de que le llegue).
+       * @enum {string}
+       */
+      estado: 'vigente' | 'cancelado' | 'no_encontrado';
+      /**
+       * @description `EsCancelable` del SAT: si su cancelación necesitaría la aceptación del receptor, o `no_cancelable` (tiene
+       *     documentos relacionados vigentes, como CFDI de pago o notas de crédito). `null` si el SAT no lo informa.
+       * @enum {string|null}
+       */
+      es_cancelable: 'cancelable_sin_aceptacion' | 'cancelable_con_aceptacion' | 'no_cancelable' | null;
+      /**
+       * @description `EstatusCancelacion` del SAT: `en_proceso` (espera la respuesta del receptor), `cancelado_sin_aceptacion`,
+       *     `cancelado_con_aceptacion`, `plazo_vencido` (el receptor no respondió en su plazo: cancelado) o
+       *     `solicitud_rechazada` (el receptor la rechazó). `null` si nunca se pidió su cancelación.
+       * @enum {string|null}
+       */
+      estatus_cancelacion:
+        | 'en_proceso'
+        | 'cancelado_sin_aceptacion'
+        | 'cancelado_con_aceptacion'
+        | 'plazo_vencido'
+        | 'solicitud_rechazada'
+        | null;
+      /** @description La línea de estado del SAT tal cual (`S - Comprobante obtenido satisfactoriamente.`, `N - 602:…`). */
+      codigo_estatus: string;
+      consultado_en: components['schemas']['MarcaDeTiempo'];
+    };
     Pago: {
       /** @example pago_01kbq4a0p5h8g1r2t4w6y8a0c2 */
       id: string;
@@ -3521,6 +3657,7 @@ export interface components {
       | 'CFDI40219'
       | 'CFDI40220'
       | 'CFDI40221'
+      | 'acuse_no_disponible'
       | 'anio_invalido'
       | 'autenticacion_requerida'
       | 'base_de_datos_no_disponible'
@@ -3580,6 +3717,7 @@ export interface components {
       | 'factura_de_otra_organizacion'
       | 'factura_no_encontrada'
       | 'factura_no_es_borrador'
+      | 'factura_no_cancelada'
       | 'factura_no_ppd'
       | 'factura_no_timbrada'
       | 'factura_repetida'
@@ -3904,6 +4042,18 @@ export interface components {
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | ('factura_no_encontrada' | 'factura_no_timbrada' | 'pdf_en_proceso');
+    /** @description Los códigos de error de `GET /v1/facturas/{id}/acuse` (`descargarAcuseFactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorDescargarAcuseFactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('acuse_no_disponible' | 'factura_no_cancelada' | 'factura_no_encontrada');
+    /** @description Los códigos de error de `GET /v1/facturas/{id}/estado_sat` (`obtenerEstadoSatFactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerEstadoSatFactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('factura_no_encontrada' | 'factura_no_timbrada' | 'pac_no_disponible');
     /** @description Los códigos de error de `GET /v1/facturas/{id}/auditoria` (`descargarAuditoriaFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorDescargarAuditoriaFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -4712,8 +4862,9 @@ export interface components {
       };
     };
     /**
-     * @description 503 `servicio_no_disponible`: `pac_no_disponible` (modo live sin PAC configurado; no se creó ni cambió nada)
-     *     o `base_de_datos_no_disponible` (MySQL caído o reiniciándose, con `Retry-After`). En este segundo caso la
+     * @description 503 `servicio_no_disponible`: `pac_no_disponible` (modo live sin PAC configurado; no se creó ni cambió nada;
+     *     en `GET /v1/facturas/{id}/estado_sat` también el PAC o el SAT sin responder, con `Retry-After`) o
+     *     `base_de_datos_no_disponible` (MySQL caído o reiniciándose, con `Retry-After`). En este segundo caso la
      *     base pudo caer después de confirmar la operación: repita el `POST` con la misma `Clave-Idempotencia` (responde
      *     por lo ya creado) o, sin clave, busque el recurso antes de repetirlo.
      */
@@ -5296,6 +5447,82 @@ export interface operations {
       404: components['responses']['NoEncontrado'];
       409: components['responses']['Conflicto'];
       429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  descargarAcuseFactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Acuse de cancelación del SAT. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          /** @description `inline; filename="acuse-<id>.xml"`. */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /** @example <CancelaCFDResponse xmlns="http://cancelacfd.sat.gob.mx"><CancelaCFDResult Fecha="2026-11-22T20:55:02" RfcEmisor="EKU9003173C9"><Folios><UUID>7D1E8F52-0C6B-4A1B-9F3E-2B6C4D8E0A17</UUID><EstatusUUID>201</EstatusUUID></Folios></CancelaCFDResult></CancelaCFDResponse> */
+          'application/xml': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerEstadoSatFactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Estado del CFDI en el SAT. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EstadoSat'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
     };
   };
   descargarAuditoriaFactura: {

@@ -14,6 +14,7 @@ import * as m012 from './migrations/012_procesos_pendientes';
 import * as m013 from './migrations/013_idempotencia_recurso';
 import * as m014 from './migrations/014_eventos_actor_recursos';
 import * as m015 from './migrations/015_limites_compartidos';
+import * as m016 from './migrations/016_acuse_cancelacion';
 import * as m017 from './migrations/017_correos';
 
 interface Migracion {
@@ -38,6 +39,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '013_idempotencia_recurso': m013,
   '014_eventos_actor_recursos': m014,
   '015_limites_compartidos': m015,
+  '016_acuse_cancelacion': m016,
   '017_correos': m017,
 };
 

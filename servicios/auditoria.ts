@@ -2,12 +2,14 @@ import { createHash } from 'node:crypto';
 import { zipSync, type Zippable } from 'fflate';
 import type { Alcance } from '../dominio/alcance';
 import { noEncontrado } from '../dominio/errores';
+import type { RepositorioEntregas } from '../db/repositorios/entregas';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
-import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { FilaFactura, RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import { dtoEvento, type Evento } from '../presentacion/evento';
 import { dtoFactura } from '../presentacion/factura';
 import { dtoPago } from '../presentacion/pago';
+import { dtoEntrega } from '../presentacion/webhook';
 
 /** One run of a workflow, as Temporal's visibility lists it. */
 export interface EjecucionFlujo {
@@ -33,9 +35,10 @@ export interface LectorHistorias {
 }
 
 export interface DepsAuditoria {
-  facturas: Pick<RepositorioFacturas, 'obtener' | 'xml' | 'pdf'>;
+  facturas: Pick<RepositorioFacturas, 'obtener' | 'xml' | 'pdf' | 'acuseCancelacion'>;
   pagos: Pick<RepositorioPagos, 'deFactura'>;
   eventos: Pick<RepositorioEventos, 'listar'>;
+  entregas: Pick<RepositorioEntregas, 'deEventos'>;
   historias: LectorHistorias;
   ahora?: () => Date;
 }
@@ -53,7 +56,7 @@ export interface Manifiesto {
   modo: Alcance['modo'];
   generado_en: string;
   archivos: ArchivoManifiesto[];
-  /** Files the package would hold but cannot yet (not stamped, PDF still rendering), and why. */
+  /** Files the package would hold but cannot (not stamped, PDF still rendering, no acuse), and why. */
   omitidos: { ruta: string; motivo: string }[];
   flujos: (EjecucionFlujo & { historia: string; legible: string })[];
 }
@@ -65,12 +68,30 @@ export const carpetaFlujo = (workflowId: string) =>
   `historias/${workflowId.replace(/[^A-Za-z0-9_.-]/g, '-')}`;
 
 const json = (v: unknown) => Buffer.from(`${JSON.stringify(v, null, 2)}\n`, 'utf8');
+const utf8 = (texto: string) => Buffer.from(texto, 'utf8');
 const sha256 = (b: Uint8Array) => createHash('sha256').update(b).digest('hex');
 
+/** The package while its parts fill it: the files in order, what is missing and why, what later parts need. */
+interface Armado {
+  a: Alcance;
+  factura: FilaFactura;
+  archivos: Map<string, Uint8Array>;
+  omitidos: Manifiesto['omitidos'];
+  /** `eventos.json`'s events: the delivery log is theirs. */
+  eventos: Evento[];
+  /** The payment CFDIs: their workflows' runs are listed too. */
+  cfdisDePago: string[];
+  flujos: Manifiesto['flujos'];
+}
+
+/** One kind of evidence: adds its files (or says why they are missing) to the package. */
+type Parte = (p: Armado) => Promise<void>;
+
 /**
- * The audit package of an invoice (`GET /v1/facturas/{id}/auditoria`): the invoice, its stamped XML and PDF,
- * every event about it, its payments' CFDIs, and the Temporal history of every workflow that touched it, with a
- * manifest of SHA-256 digests. Scoped like every read: another account's or mode's invoice does not exist.
+ * The audit package of an invoice (`GET /v1/facturas/{id}/auditoria`): the invoice, its stamped XML, PDF and
+ * cancellation acuse, every event about it and their webhook deliveries, its payments with their CFDIs, and the
+ * Temporal history of every workflow that touched it, with a manifest of SHA-256 digests. Scoped like every
+ * read: another account's or mode's invoice does not exist.
  */
 export function crearServicioAuditoria(deps: DepsAuditoria) {
   const ahora = deps.ahora ?? (() => new Date());
@@ -86,73 +107,137 @@ export function crearServicioAuditoria(deps: DepsAuditoria) {
     }
   }
 
+  /** The acuse of a cancellation, whenever the PAC gave one (a request not yet final is evidence too). */
+  async function acuseDe(p: Armado, facturaId: string, ruta: string) {
+    const r = await deps.facturas.acuseCancelacion(p.a, facturaId);
+    if (r?.acuse) p.archivos.set(ruta, utf8(r.acuse.xml));
+    else if (r?.estado === 'cancelada')
+      p.omitidos.push({ ruta, motivo: 'La cancelación concluyó sin que el PAC entregara acuse.' });
+  }
+
+  /** `factura.json`, `cfdi.xml` and `factura.pdf`. */
+  const factura: Parte = async (p) => {
+    const { a, factura: f } = p;
+    p.archivos.set('factura.json', json(dtoFactura(f)));
+    const xml = await deps.facturas.xml(a, f.id);
+    if (xml?.timbrado) p.archivos.set('cfdi.xml', utf8(xml.timbrado));
+    else p.omitidos.push({ ruta: 'cfdi.xml', motivo: `La factura no está timbrada (estado ${f.estado}).` });
+    const pdf = await deps.facturas.pdf(a, f.id);
+    if (pdf?.pdf) p.archivos.set('factura.pdf', pdf.pdf);
+    else {
+      p.omitidos.push({
+        ruta: 'factura.pdf',
+        motivo:
+          f.estado === 'borrador'
+            ? 'La factura no está timbrada: el PDF se genera al timbrarla.'
+            : 'El PDF aún se está generando: descargue el paquete de nuevo en unos segundos.',
+      });
+    }
+  };
+
+  /** `acuse_cancelacion.xml`: the SAT's acknowledgement of its cancellation. */
+  const acuse: Parte = (p) => acuseDe(p, p.factura.id, 'acuse_cancelacion.xml');
+
+  /** `eventos.json`: every event about the invoice, its payments and their CFDIs, newest first. */
+  const eventos: Parte = async (p) => {
+    p.eventos = await eventosDe(p.a, p.factura.id);
+    p.archivos.set('eventos.json', json(p.eventos));
+  };
+
+  /** `entregas.json`: every webhook delivery of those events, with the address it went to. */
+  const entregas: Parte = async (p) => {
+    const filas = await deps.entregas.deEventos(
+      p.a,
+      p.eventos.map((e) => e.id),
+    );
+    p.archivos.set('entregas.json', json(filas.map((f) => ({ ...dtoEntrega(f), url: f.webhook_url }))));
+  };
+
+  /** `pagos/<pago>/…`: each payment with its ledger rows, and its CFDI's record, XML, PDF and acuse. */
+  const pagos: Parte = async (p) => {
+    const { a } = p;
+    for (const pago of await deps.pagos.deFactura(a, p.factura.id)) {
+      const carpeta = `pagos/${pago.id}`;
+      p.archivos.set(`${carpeta}/pago.json`, json(dtoPago(pago)));
+      if (!pago.factura_pago_id) continue;
+      p.cfdisDePago.push(pago.factura_pago_id);
+      const cfdi = await deps.facturas.obtener(a, pago.factura_pago_id);
+      if (cfdi) p.archivos.set(`${carpeta}/cfdi.json`, json(dtoFactura(cfdi)));
+      const x = await deps.facturas.xml(a, pago.factura_pago_id);
+      if (!x?.timbrado) {
+        for (const archivo of ['cfdi.xml', 'cfdi.pdf'])
+          p.omitidos.push({ ruta: `${carpeta}/${archivo}`, motivo: 'El CFDI de pago no está timbrado.' });
+        continue;
+      }
+      p.archivos.set(`${carpeta}/cfdi.xml`, utf8(x.timbrado));
+      const pdf = await deps.facturas.pdf(a, pago.factura_pago_id);
+      if (pdf?.pdf) p.archivos.set(`${carpeta}/cfdi.pdf`, pdf.pdf);
+      else
+        p.omitidos.push({
+          ruta: `${carpeta}/cfdi.pdf`,
+          motivo:
+            'El PDF del CFDI de pago aún se está generando: descargue el paquete de nuevo en unos segundos.',
+        });
+      await acuseDe(p, pago.factura_pago_id, `${carpeta}/acuse_cancelacion.xml`);
+    }
+  };
+
+  /** `historias/<workflow>/<run>(.legible).json`: every run of every workflow that touched the invoice. */
+  const historias: Parte = async (p) => {
+    const ejecuciones = await deps.historias.ejecucionesDeFactura(p.a, p.factura.id, p.cfdisDePago);
+    // Stable order: by workflow id, then by start (a workflow id can have several runs).
+    ejecuciones.sort((x, y) =>
+      x.workflowId === y.workflowId
+        ? x.inicio.localeCompare(y.inicio)
+        : x.workflowId.localeCompare(y.workflowId),
+    );
+    for (const e of ejecuciones) {
+      const { cruda, legible } = await deps.historias.historia(e.workflowId, e.runId);
+      const carpeta = carpetaFlujo(e.workflowId);
+      const rutas = {
+        historia: `${carpeta}/${e.runId}.json`,
+        legible: `${carpeta}/${e.runId}.legible.json`,
+      };
+      p.archivos.set(rutas.historia, utf8(cruda));
+      p.archivos.set(rutas.legible, utf8(legible));
+      p.flujos.push({ ...e, ...rutas });
+    }
+  };
+
+  /**
+   * The package's parts, in the order their files appear in it. Each later part may use what an earlier one
+   * found (the events, the payment CFDIs). New evidence is one more part here: the email log (`correos.json`)
+   * goes after the webhook deliveries.
+   */
+  const PARTES: Parte[] = [factura, acuse, eventos, entregas, pagos, historias];
+
   return {
     async paquete(a: Alcance, id: string): Promise<{ zip: Buffer; manifiesto: Manifiesto }> {
       const f = await deps.facturas.obtener(a, id);
       if (!f) throw noEncontrado('factura_no_encontrada', `La factura ${id} no existe.`);
       const generado = ahora();
-      const archivos = new Map<string, Uint8Array>();
-      const omitidos: Manifiesto['omitidos'] = [];
-
-      archivos.set('factura.json', json(dtoFactura(f)));
-      const xml = await deps.facturas.xml(a, id);
-      if (xml?.timbrado) archivos.set('cfdi.xml', Buffer.from(xml.timbrado, 'utf8'));
-      else omitidos.push({ ruta: 'cfdi.xml', motivo: `La factura no está timbrada (estado ${f.estado}).` });
-      const pdf = await deps.facturas.pdf(a, id);
-      if (pdf?.pdf) archivos.set('factura.pdf', pdf.pdf);
-      else {
-        omitidos.push({
-          ruta: 'factura.pdf',
-          motivo:
-            f.estado === 'borrador'
-              ? 'La factura no está timbrada: el PDF se genera al timbrarla.'
-              : 'El PDF aún se está generando: descargue el paquete de nuevo en unos segundos.',
-        });
-      }
-      archivos.set('eventos.json', json(await eventosDe(a, id)));
-
-      const pagos = await deps.pagos.deFactura(a, id);
-      const cfdisDePago: string[] = [];
-      for (const p of pagos) {
-        archivos.set(`pagos/${p.id}/pago.json`, json(dtoPago(p)));
-        if (!p.factura_pago_id) continue;
-        cfdisDePago.push(p.factura_pago_id);
-        const x = await deps.facturas.xml(a, p.factura_pago_id);
-        if (x?.timbrado) archivos.set(`pagos/${p.id}/cfdi.xml`, Buffer.from(x.timbrado, 'utf8'));
-        else omitidos.push({ ruta: `pagos/${p.id}/cfdi.xml`, motivo: 'El CFDI de pago no está timbrado.' });
-      }
-
-      const ejecuciones = await deps.historias.ejecucionesDeFactura(a, id, cfdisDePago);
-      // Stable order: by workflow id, then by start (a workflow id can have several runs).
-      ejecuciones.sort((x, y) =>
-        x.workflowId === y.workflowId
-          ? x.inicio.localeCompare(y.inicio)
-          : x.workflowId.localeCompare(y.workflowId),
-      );
-      const flujos: Manifiesto['flujos'] = [];
-      for (const e of ejecuciones) {
-        const { cruda, legible } = await deps.historias.historia(e.workflowId, e.runId);
-        const carpeta = carpetaFlujo(e.workflowId);
-        const rutas = {
-          historia: `${carpeta}/${e.runId}.json`,
-          legible: `${carpeta}/${e.runId}.legible.json`,
-        };
-        archivos.set(rutas.historia, Buffer.from(cruda, 'utf8'));
-        archivos.set(rutas.legible, Buffer.from(legible, 'utf8'));
-        flujos.push({ ...e, ...rutas });
-      }
+      const p: Armado = {
+        a,
+        factura: f,
+        archivos: new Map(),
+        omitidos: [],
+        eventos: [],
+        cfdisDePago: [],
+        flujos: [],
+      };
+      for (const parte of PARTES) await parte(p);
 
       const manifiesto: Manifiesto = {
         objeto: 'auditoria',
         factura: id,
         modo: a.modo,
         generado_en: generado.toISOString(),
-        archivos: [...archivos].map(([ruta, b]) => ({ ruta, sha256: sha256(b), bytes: b.byteLength })),
-        omitidos,
-        flujos,
+        archivos: [...p.archivos].map(([ruta, b]) => ({ ruta, sha256: sha256(b), bytes: b.byteLength })),
+        omitidos: p.omitidos,
+        flujos: p.flujos,
       };
       const entradas: Zippable = { 'manifiesto.json': json(manifiesto) };
-      for (const [ruta, b] of archivos) entradas[ruta] = b;
+      for (const [ruta, b] of p.archivos) entradas[ruta] = b;
       const zip = zipSync(entradas, { level: 6, mtime: generado });
       return { zip: Buffer.from(zip.buffer, zip.byteOffset, zip.byteLength), manifiesto };
     },

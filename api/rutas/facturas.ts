@@ -62,6 +62,17 @@ export function rutasFacturas(
       .set('Content-Disposition', `inline; filename="${req.params.id}.pdf"`)
       .send(pdf);
   });
+  r.get('/v1/facturas/:id/acuse', async (req, res) => {
+    // As the XML: read before the type is set, sent as a Buffer so nothing re-encodes it.
+    const acuse = await facturas.acuse(alcanceDe(req), req.params.id);
+    res
+      .type('application/xml')
+      .set('Content-Disposition', `inline; filename="acuse-${req.params.id}.xml"`)
+      .send(Buffer.from(acuse, 'utf8'));
+  });
+  r.get('/v1/facturas/:id/estado_sat', async (req, res) => {
+    res.json(await facturas.estadoSat(alcanceDe(req), req.params.id));
+  });
   r.get('/v1/facturas/:id/auditoria', async (req, res) => {
     const { zip } = await auditoria.paquete(alcanceDe(req), req.params.id);
     res

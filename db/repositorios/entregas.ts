@@ -21,6 +21,9 @@ export interface FilaEntrega {
   intentos: IntentoEntrega[];
 }
 
+/** A delivery with the address it was sent to (the audit package's log). */
+export type FilaEntregaConUrl = FilaEntrega & { webhook_url: string };
+
 /** A delivery that needs its workflow, with what its search attributes say. */
 export interface EntregaPorIniciar {
   id: string;
@@ -165,6 +168,21 @@ export function crearRepositorioEntregas(db: Knex) {
       if (filtros.estado) c.where('entregas.estado', filtros.estado);
       const t = await paginar<FilaBd>(c, pagina, 'entregas.id');
       return { datos: await conIntentos(t.datos), hayMas: t.hayMas };
+    },
+
+    /**
+     * Every delivery of these events (resends included) with its webhook's URL, also of a webhook deleted since,
+     * oldest first. An invoice's events are a handful: no pagination.
+     */
+    async deEventos(a: Alcance, eventoIds: string[]): Promise<FilaEntregaConUrl[]> {
+      if (!eventoIds.length) return [];
+      const filas = (await consulta(a)
+        .join('webhooks as w', 'w.id', 'entregas.webhook_id')
+        .select('w.url as webhook_url')
+        .whereIn('entregas.evento_id', eventoIds)
+        .orderBy('entregas.id')) as (FilaBd & { webhook_url: string })[];
+      const conLog = await conIntentos(filas);
+      return conLog.map((f, i) => ({ ...f, webhook_url: filas[i]!.webhook_url }));
     },
 
     /**

@@ -137,6 +137,14 @@ export interface TimbreGuardado {
   noCertificadoSat: string;
 }
 
+/** The SAT's acknowledgement of a cancellation request, as the PAC returned it. */
+export interface AcuseCancelacion {
+  /** The acuse's XML, verbatim: it is the issuer's evidence. */
+  xml: string;
+  /** Its date as the PAC wrote it (the SAT's local time, no zone). */
+  fecha: string;
+}
+
 /** What rendering the PDF needs: the stamped XML and the organization's accent color. */
 export interface DatosPdf {
   xmlTimbrado: string | null;
@@ -323,18 +331,53 @@ export function crearRepositorioFacturas(db: Knex) {
       );
     },
 
-    /** The cancellation's new state; `cancelada` also moves the invoice itself. */
+    /**
+     * The cancellation's new state; `cancelada` also moves the invoice itself. `acuse`, in the same statement:
+     * kept only where none is stored yet, unless `reemplazar` (a request the SAT took as new).
+     */
     async guardarCancelacion(
       a: Alcance,
       id: string,
       c: Cancelacion,
-      o: { cancelada?: boolean; tx?: Transaccion } = {},
+      o: { cancelada?: boolean; tx?: Transaccion; acuse?: AcuseCancelacion & { reemplazar: boolean } } = {},
     ): Promise<void> {
+      const acuse = o.acuse && {
+        // The date first: MariaDB assigns left to right, so it must still see the old acuse.
+        acuse_cancelacion_fecha: o.acuse.reemplazar
+          ? o.acuse.fecha
+          : db.raw('IF(acuse_cancelacion IS NULL, ?, acuse_cancelacion_fecha)', [o.acuse.fecha]),
+        acuse_cancelacion: o.acuse.reemplazar
+          ? o.acuse.xml
+          : db.raw('COALESCE(acuse_cancelacion, ?)', [o.acuse.xml]),
+      };
       await actualizar(
         a,
         id,
-        { cancelacion: JSON.stringify(c), ...(o.cancelada ? { estado: 'cancelada' } : {}) },
+        { cancelacion: JSON.stringify(c), ...(o.cancelada ? { estado: 'cancelada' } : {}), ...acuse },
         o.tx,
+      );
+    },
+
+    /** The stored acuse of the invoice's cancellation, with what says whether the cancellation is final. */
+    async acuseCancelacion(
+      a: Alcance,
+      id: string,
+    ): Promise<
+      { estado: EstadoFactura; cancelacion: Cancelacion | null; acuse: AcuseCancelacion | null } | undefined
+    > {
+      const f = await tabla(a)
+        .select('estado', 'cancelacion', 'acuse_cancelacion', 'acuse_cancelacion_fecha')
+        .where({ id })
+        .first();
+      return (
+        f && {
+          estado: f.estado,
+          cancelacion: f.cancelacion === null ? null : leerJson<Cancelacion>(f.cancelacion),
+          acuse:
+            f.acuse_cancelacion === null
+              ? null
+              : { xml: f.acuse_cancelacion, fecha: f.acuse_cancelacion_fecha ?? '' },
+        }
       );
     },
 

@@ -11,6 +11,7 @@ export type Entrada<N extends keyof Esquemas> = Esquemas[N];
 
 // Resources (answers).
 export type Factura = Esquemas['Factura'];
+export type EstadoSat = Esquemas['EstadoSat'];
 export type Cliente = Esquemas['Cliente'];
 export type Producto = Esquemas['Producto'];
 export type Organizacion = Esquemas['Organizacion'];

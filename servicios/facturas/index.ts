@@ -1,4 +1,4 @@
-import type { Alcance } from '../../dominio/alcance';
+import type { Alcance, Modo } from '../../dominio/alcance';
 import { ErrorNegocio, noEncontrado } from '../../dominio/errores';
 import type { CreacionIdempotente } from '../creacion';
 import { cancelacionEnCurso, type DocumentoFactura, type MotivoCancelacion } from '../../dominio/factura';
@@ -10,6 +10,14 @@ import type { RepositorioEventos } from '../../db/repositorios/eventos';
 import type { FilaFactura, FiltrosFacturas, RepositorioFacturas } from '../../db/repositorios/facturas';
 import type { RepositorioPagos } from '../../db/repositorios/pagos';
 import type { Transacciones } from '../../db/transacciones';
+import {
+  ErrorPac,
+  ErrorPacNoConfigurado,
+  ErrorPacTransitorio,
+  type ConsultaEstatusSat,
+  type EstatusSat,
+} from '../../pac/puerto';
+import { dtoEstadoSat, type EstadoSat } from '../../presentacion/estado-sat';
 import { dtoFactura, type Factura } from '../../presentacion/factura';
 import type { VerificadorCsd } from '../certificados';
 import type { ServicioOrganizaciones } from '../organizaciones';
@@ -39,6 +47,12 @@ export interface Cancelador {
   cancelar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
 }
 
+/**
+ * The SAT's status of a CFDI, asked through the PAC of a mode (api/composicion.ts builds it with pac/fabrica.ts).
+ * A read: no workflow, nothing stored. Throws the PAC port's errors.
+ */
+export type ConsultaSat = (modo: Modo, consulta: ConsultaEstatusSat) => Promise<EstatusSat>;
+
 export interface SolicitudCancelacion {
   motivo: MotivoCancelacion;
   uuid_sustitucion?: string;
@@ -55,6 +69,7 @@ export interface DepsFacturas {
   catalogos: ConsultaCatalogos;
   timbrador: Timbrador;
   cancelador: Cancelador;
+  sat: ConsultaSat;
   /** An expired active CSD refuses stamping before anything is stored or sent. */
   csdVigente: VerificadorCsd;
   ahora?: () => Date;
@@ -70,6 +85,35 @@ export interface ResultadoFactura {
 }
 
 const noExiste = (id: string) => noEncontrado('factura_no_encontrada', `La factura ${id} no existe.`);
+
+/** Seconds a client should wait before asking the SAT again after the PAC or the SAT did not answer. */
+const REINTENTO_SAT_S = 5;
+
+/** The PAC could not answer a status query: a 503, never a 500; only a transient failure is worth a retry. */
+function satNoDisponible(e: unknown): never {
+  if (!(e instanceof ErrorPac)) throw e;
+  if (e instanceof ErrorPacNoConfigurado) {
+    throw new ErrorNegocio(
+      'servicio_no_disponible',
+      'pac_no_disponible',
+      'La consulta al SAT en modo live no está disponible: el servicio no tiene configurado un PAC real.',
+    );
+  }
+  if (e instanceof ErrorPacTransitorio) {
+    throw new ErrorNegocio(
+      'servicio_no_disponible',
+      'pac_no_disponible',
+      `El PAC o el SAT no respondieron a la consulta del estado: reintente en ${REINTENTO_SAT_S} segundos.`,
+      undefined,
+      { reintentarEnSegundos: REINTENTO_SAT_S },
+    );
+  }
+  throw new ErrorNegocio(
+    'servicio_no_disponible',
+    'pac_no_disponible',
+    'El PAC rechazó la configuración del servicio al consultar el SAT: intente más tarde.',
+  );
+}
 
 export function crearServicioFacturas(deps: DepsFacturas) {
   const ahora = deps.ahora ?? (() => new Date());
@@ -368,6 +412,56 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         );
       }
       return x.timbrado;
+    },
+
+    /**
+     * The SAT's acuse of the cancellation, verbatim as the PAC returned it; only once the cancellation is final
+     * (an acuse of a request still pending or refused proves the request, not the cancellation).
+     */
+    async acuse(a: Alcance, id: string): Promise<string> {
+      const r = await repo.acuseCancelacion(a, id);
+      if (!r) throw noExiste(id);
+      if (r.estado !== 'cancelada') {
+        const c = r.cancelacion ? `cancelación ${r.cancelacion.estado}` : 'sin cancelación solicitada';
+        throw new ErrorNegocio(
+          'conflicto',
+          'factura_no_cancelada',
+          `La factura ${id} no está cancelada (${r.estado}, ${c}): el acuse se entrega cuando el SAT concluye la cancelación.`,
+          'id',
+        );
+      }
+      if (!r.acuse) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'acuse_no_disponible',
+          `La factura ${id} está cancelada, pero no hay acuse guardado de su cancelación (el PAC no lo entregó, o se canceló antes de que el servicio los guardara): consulte su estado con GET /v1/facturas/${id}/estado_sat.`,
+          'id',
+        );
+      }
+      return r.acuse.xml;
+    },
+
+    /** What the SAT says of the invoice's CFDI now, asked through the PAC of the scope's mode. */
+    async estadoSat(a: Alcance, id: string): Promise<EstadoSat> {
+      const f = await fila(a, id);
+      if (!f.uuid) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'factura_no_timbrada',
+          `La factura ${id} aún no está timbrada (estado ${f.estado}): no tiene UUID que consultar en el SAT.`,
+          'id',
+        );
+      }
+      const doc = f.documento;
+      const s = await deps
+        .sat(a.modo, {
+          rfcEmisor: doc.entrada.emisor.rfc,
+          rfcReceptor: doc.entrada.receptor.rfc,
+          total: doc.importes.total,
+          uuid: f.uuid,
+        })
+        .catch(satNoDisponible);
+      return dtoEstadoSat({ id, modo: f.modo, uuid: f.uuid }, s, ahora());
     },
 
     async pdf(a: Alcance, id: string): Promise<Buffer> {

@@ -148,9 +148,32 @@ describe('paquete de auditoría de una factura (GET /v1/facturas/{id}/auditoria)
       (await c.http.get(`/v1/pagos/${pago.body.id}`)).body,
     );
     expect(JSON.parse(texto(zip, 'eventos.json'))).toEqual(eventos);
-    if (zip['factura.pdf'])
-      expect(Buffer.from(zip['factura.pdf']).subarray(0, 5).toString('latin1')).toBe('%PDF-');
-    else expect(m.omitidos.map((o) => o.ruta)).toContain('factura.pdf');
+    for (const pdf of ['factura.pdf', `pagos/${pago.body.id}/cfdi.pdf`]) {
+      if (zip[pdf]) expect(Buffer.from(zip[pdf]).subarray(0, 5).toString('latin1')).toBe('%PDF-');
+      else expect(m.omitidos.map((o) => o.ruta)).toContain(pdf);
+    }
+    // Both cancellations' acuses, the very bytes GET …/acuse serves (the sandbox's, with the UUID).
+    for (const [ruta, id] of [
+      ['acuse_cancelacion.xml', f.body.id],
+      [`pagos/${pago.body.id}/acuse_cancelacion.xml`, cfdi],
+    ]) {
+      const servido = await c.http.get(`/v1/facturas/${id}/acuse`);
+      expect(servido.status).toBe(200);
+      expect(texto(zip, ruta)).toBe(servido.body);
+      const uuid = (await c.http.get(`/v1/facturas/${id}`)).body.uuid;
+      expect(texto(zip, ruta)).toContain(`<UUID>${uuid}</UUID><EstatusUUID>201</EstatusUUID>`);
+    }
+    expect(JSON.parse(texto(zip, `pagos/${pago.body.id}/cfdi.json`))).toEqual(
+      (await c.http.get(`/v1/facturas/${cfdi}`)).body,
+    );
+    // The webhook delivery log: one delivery per event, each as GET /v1/entregas/{id} shows it, with its URL.
+    const entregas = JSON.parse(texto(zip, 'entregas.json')) as { id: string; evento: string; url: string }[];
+    expect(entregas.map((e) => e.evento).sort()).toEqual(eventos.map((e) => e.id).sort());
+    for (const { url, ...e } of entregas) {
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/hook$/);
+      expect(e).toEqual((await c.http.get(`/v1/entregas/${e.id}`)).body);
+      expect(e).toMatchObject({ webhook, estado: 'entregada', intentos: [{ numero: 1, status_http: 200 }] });
+    }
 
     // Every raw history is Temporal's export and replays with the current workflow code; its readable twin
     // has the payloads decoded.

@@ -255,6 +255,55 @@ contrato('entregas', (impl) => {
     expect(await impl().repos.entregas.obtener(a, entregada.id)).toMatchObject({ estado: 'entregada' });
   });
 
+  it("an invoice's events' deliveries with their attempts and URL, oldest first, a deleted webhook's too", async () => {
+    const { a, live, otra } = await escenario(impl());
+    const [w1, w2] = [await nuevoWebhook(impl(), a), await nuevoWebhook(impl(), a)];
+    await dormir(3);
+    const [e1, e2, ajeno] = [
+      await nuevoEvento(impl(), a, 'factura.timbrada'),
+      await nuevoEvento(impl(), a, 'factura.timbrada'),
+      await nuevoEvento(impl(), a, 'factura.timbrada'),
+    ];
+    for (const e of [e1, e2, ajeno])
+      await impl().repos.entregas.crearParaEvento(await paraDespacho(impl(), e));
+    const reenvio = await impl().transacciones.ejecutar((tx) =>
+      impl().repos.entregas.crearReenvio(tx, a, e1, w1),
+    );
+    const de1 = (
+      await impl().repos.entregas.listar(a, { eventoId: e1, webhookId: w1 }, { limite: 10 })
+    ).datos.find((f) => f.numero === 0);
+    await impl().repos.entregas.registrarIntento(a, de1!.id, intento(1, { status_http: 200 }), {
+      estado: 'entregada',
+      proximo_intento_en: null,
+    });
+    await impl().transacciones.ejecutar((tx) => impl().repos.webhooks.eliminar(tx, a, w2, ahora));
+
+    const filas = await impl().repos.entregas.deEventos(a, [e2, e1]);
+    expect(filas.map((f) => f.id)).toEqual(filas.map((f) => f.id).sort());
+    expect(filas.map((f) => [f.evento_id, f.webhook_id, f.numero, f.webhook_url]).sort()).toEqual(
+      [
+        [e1, w1, 0, `https://hooks.ejemplo.mx/${w1}`],
+        [e1, w2, 0, `https://hooks.ejemplo.mx/${w2}`],
+        [e1, w1, 1, `https://hooks.ejemplo.mx/${w1}`],
+        [e2, w1, 0, `https://hooks.ejemplo.mx/${w1}`],
+        [e2, w2, 0, `https://hooks.ejemplo.mx/${w2}`],
+      ].sort(),
+    );
+    expect(filas.find((f) => f.id === de1!.id)).toMatchObject({
+      estado: 'entregada',
+      tipo_evento: 'factura.timbrada',
+      intentos: [intento(1, { status_http: 200 })],
+    });
+    expect(filas.find((f) => f.id === reenvio.id)).toMatchObject({
+      numero: 1,
+      estado: 'pendiente',
+      intentos: [],
+    });
+    expect(await impl().repos.entregas.deEventos(a, [])).toEqual([]);
+    for (const fuera of [live, otra])
+      expect(await impl().repos.entregas.deEventos(fuera, [e1, e2])).toEqual([]);
+  });
+
   it('another account or mode never sees, attempts or cancels the delivery', async () => {
     const { a, live, otra } = await escenario(impl());
     const { ws, creadas } = await entregaDe(impl(), a);

@@ -297,6 +297,58 @@ contrato('facturas', (impl) => {
     });
   });
 
+  it('the acuse goes with the cancellation: the first one stays unless replaced, byte for byte, in its scope', async () => {
+    const { a, live, otra } = await escenario(impl());
+    const { id } = await facturaTimbrada(impl(), a, await nuevaOrganizacion(impl(), a));
+    const r = impl().repos.facturas;
+    expect(await r.acuseCancelacion(a, id)).toEqual({ estado: 'timbrada', cancelacion: null, acuse: null });
+    expect(await r.acuseCancelacion(a, 'fac_inexistente')).toBeUndefined();
+    // Large, multi-byte and with a trailing newline: a LONGTEXT keeps it as it came.
+    const primero = `<Acuse Fecha="2025-06-01T06:10:00">${'ñ'.repeat(70_000)}<EstatusUUID>201</EstatusUUID></Acuse>\n`;
+    await impl().transacciones.ejecutar((tx) =>
+      r.guardarCancelacion(a, id, cancelacion('en_proceso'), {
+        tx,
+        acuse: { xml: primero, fecha: '2025-06-01T06:10:00', reemplazar: false },
+      }),
+    );
+    expect(await r.acuseCancelacion(a, id)).toEqual({
+      estado: 'timbrada',
+      cancelacion: cancelacion('en_proceso'),
+      acuse: { xml: primero, fecha: '2025-06-01T06:10:00' },
+    });
+    // A repeat (202) keeps the first acuse and its date; the state still moves in the same write.
+    await r.guardarCancelacion(a, id, cancelacion('aceptada'), {
+      cancelada: true,
+      acuse: { xml: '<Acuse EstatusUUID="202"/>', fecha: '2025-06-04T09:00:00', reemplazar: false },
+    });
+    expect(await r.acuseCancelacion(a, id)).toEqual({
+      estado: 'cancelada',
+      cancelacion: cancelacion('aceptada'),
+      acuse: { xml: primero, fecha: '2025-06-01T06:10:00' },
+    });
+    // Without an acuse the write leaves the stored one alone.
+    await r.guardarCancelacion(a, id, cancelacion('aceptada'), { cancelada: true });
+    expect((await r.acuseCancelacion(a, id))?.acuse?.xml).toBe(primero);
+    // Another scope neither reads nor writes it.
+    for (const fuera of [live, otra]) {
+      expect(await r.acuseCancelacion(fuera, id)).toBeUndefined();
+      await r.guardarCancelacion(fuera, id, cancelacion('aceptada'), {
+        acuse: { xml: '<ajeno/>', fecha: '2025-06-09T00:00:00', reemplazar: true },
+      });
+    }
+    expect((await r.acuseCancelacion(a, id))?.acuse?.xml).toBe(primero);
+    // A request the SAT took as new (201) replaces it, date included.
+    await r.guardarCancelacion(a, id, cancelacion('aceptada'), {
+      acuse: { xml: '<Acuse EstatusUUID="201"/>', fecha: '2025-06-05T10:00:00', reemplazar: true },
+    });
+    expect((await r.acuseCancelacion(a, id))?.acuse).toEqual({
+      xml: '<Acuse EstatusUUID="201"/>',
+      fecha: '2025-06-05T10:00:00',
+    });
+    // Never part of the invoice's own reads.
+    expect(Object.keys((await r.obtener(a, id))!).some((k) => k.startsWith('acuse'))).toBe(false);
+  });
+
   it('the first stored PDF wins; the PDF data carry the accent color', async () => {
     const { a } = await escenario(impl());
     const org = await nuevaOrganizacion(impl(), a, { color_acento: '#ABCDEF' });

@@ -255,6 +255,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     temporal: { cliente, taskQueue, programaS: op.programaEntregasS, correo: reintentos },
     logger,
     webhooksLocalesEnTest: true,
+    pac: { pac: { ...config.pac, sandboxUrl: pacUrl } },
   });
   const metricas = crearMetricasApi(crearRepositorioFacturas(db));
   const api = await escuchar(

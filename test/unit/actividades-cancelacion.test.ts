@@ -1,7 +1,7 @@
 import { ErrorPacTransitorio } from '../../pac/puerto';
 import { archivoSat, CSD_VALIDO } from '../support/certificados';
 import { CLIENTE, ORGANIZACION } from '../support/cuentas';
-import { tablaFacturas } from '../support/memoria';
+import { alcance, crearContextoActividad, tablaFacturas } from '../support/memoria';
 import { crearEntornoActividades } from '../support/memoria/servicios';
 
 let x: Awaited<ReturnType<typeof crearEntornoActividades>>;
@@ -203,5 +203,126 @@ describe('vencerCancelacion y estados finales', () => {
     await x.act.consultarCancelacion(vencida);
     await x.act.vencerCancelacion(rechazada);
     expect(x.m.almacen.volcado()).toBe(antes);
+  });
+});
+
+describe('acuse de cancelación', () => {
+  const acuse = (uuid: string, estatus: '201' | '202', fecha: string) =>
+    `<Acuse Fecha="${fecha}"><Folios><UUID>${uuid}</UUID><EstatusUUID>${estatus}</EstatusUUID></Folios></Acuse>`;
+  const leido = (id: string) => ({
+    acuse: guardada(id).acuse_cancelacion,
+    fecha: guardada(id).acuse_cancelacion_fecha,
+  });
+  /** What GET …/acuse answers: the XML, or the refusal's code. */
+  const servido = (id: string) =>
+    x.s.facturas.acuse(x.a, id).catch((e: { tipo: string; codigo: string }) => `${e.tipo} ${e.codigo}`);
+
+  it('cancelada al instante: el acuse del PAC se guarda con su fecha y se sirve byte por byte', async () => {
+    const { e, factura } = await solicitada();
+    const xml = `${acuse(factura.uuid!, '201', '2025-06-01T06:10:00')}\n<!-- ñ -->`;
+    x.pac.alCancelar({
+      tipo: 'solicitada',
+      estatusCancelacion: 'Cancelado sin aceptación',
+      acuse: xml,
+      fecha: '2025-06-01T06:10:00',
+    });
+    expect(await x.act.solicitarCancelacion(e)).toBe('cancelada');
+    expect(leido(e.facturaId)).toEqual({ acuse: xml, fecha: '2025-06-01T06:10:00' });
+    expect(await x.s.facturas.acuse(x.a, e.facturaId)).toBe(xml);
+  });
+
+  it('en proceso: guardado con el estado, pero 409 factura_no_cancelada hasta que la cancelación es final', async () => {
+    const { e, factura } = await solicitada();
+    expect(await servido(e.facturaId)).toBe('conflicto factura_no_cancelada');
+    const primero = acuse(factura.uuid!, '201', '2025-06-01T06:10:00');
+    x.pac.alCancelar({ tipo: 'solicitada', estatusCancelacion: 'En proceso', acuse: primero });
+    expect(await x.act.solicitarCancelacion(e)).toBe('en_proceso');
+    expect(leido(e.facturaId).acuse).toBe(primero);
+    expect(await servido(e.facturaId)).toBe('conflicto factura_no_cancelada');
+    x.pac.alConsultarEstatus({ estado: 'Cancelado', estatusCancelacion: 'Cancelado con aceptación' });
+    expect(await x.act.consultarCancelacion(e)).toBe('cancelada');
+    expect(await servido(e.facturaId)).toBe(primero);
+  });
+
+  it('una solicitud repetida que el SAT responde 202 no reemplaza el primer acuse', async () => {
+    const { e, factura } = await solicitada();
+    const primero = acuse(factura.uuid!, '201', '2025-06-01T06:10:00');
+    x.pac.alCancelar({ tipo: 'solicitada', estatusCancelacion: 'En proceso', acuse: primero });
+    await x.act.solicitarCancelacion(e);
+    // The service's window ran out with the receiver silent; asked again, the SAT still has it pending.
+    await x.act.vencerCancelacion(e);
+    expect(await servido(e.facturaId)).toBe('conflicto factura_no_cancelada');
+    x.s.cancelador.desenlace('sin_respuesta');
+    await x.s.facturas.cancelar(x.a, e.facturaId, { motivo: '02' });
+    x.pac.alCancelar({
+      tipo: 'solicitada',
+      estatusCancelacion: 'Cancelado con aceptación',
+      estatusUuid: '202',
+      acuse: acuse(factura.uuid!, '202', '2025-06-04T09:00:00'),
+      fecha: '2025-06-04T09:00:00',
+    });
+    expect(await x.act.solicitarCancelacion(e)).toBe('cancelada');
+    expect(leido(e.facturaId)).toEqual({ acuse: primero, fecha: '2025-06-01T06:10:00' });
+    expect(await servido(e.facturaId)).toBe(primero);
+  });
+
+  it('tras un rechazo, la nueva solicitud que el SAT toma como nueva (201) trae el acuse que vale', async () => {
+    const { e, factura } = await solicitada();
+    x.pac.alCancelar({
+      tipo: 'solicitada',
+      estatusCancelacion: 'En proceso',
+      acuse: acuse(factura.uuid!, '201', '2025-06-01T06:10:00'),
+    });
+    await x.act.solicitarCancelacion(e);
+    x.pac.alConsultarEstatus({ estatusCancelacion: 'Solicitud rechazada' });
+    expect(await x.act.consultarCancelacion(e)).toBe('rechazada');
+    expect(await servido(e.facturaId)).toBe('conflicto factura_no_cancelada');
+    x.s.cancelador.desenlace('sin_respuesta');
+    await x.s.facturas.cancelar(x.a, e.facturaId, { motivo: '02' });
+    const segundo = acuse(factura.uuid!, '201', '2025-06-05T10:00:00');
+    x.pac.alCancelar({
+      tipo: 'solicitada',
+      estatusCancelacion: 'Cancelado sin aceptación',
+      acuse: segundo,
+      fecha: '2025-06-05T10:00:00',
+    });
+    expect(await x.act.solicitarCancelacion(e)).toBe('cancelada');
+    expect(leido(e.facturaId)).toEqual({ acuse: segundo, fecha: '2025-06-05T10:00:00' });
+  });
+
+  it('el PAC no entregó acuse: cancelada sin guardar nada, 409 acuse_no_disponible', async () => {
+    const { e } = await solicitada();
+    x.pac.alCancelar({ tipo: 'solicitada', estatusCancelacion: 'Cancelado sin aceptación', acuse: ' ' });
+    expect(await x.act.solicitarCancelacion(e)).toBe('cancelada');
+    expect(leido(e.facturaId)).toEqual({ acuse: null, fecha: null });
+    expect(await servido(e.facturaId)).toBe('conflicto acuse_no_disponible');
+  });
+
+  it('un rechazo del PAC no guarda acuse', async () => {
+    const { e } = await solicitada();
+    x.pac.alCancelar({ tipo: 'rechazada', codigo: '205', mensaje: 'UUID no encontrado.' });
+    await x.act.solicitarCancelacion(e);
+    expect(leido(e.facturaId)).toEqual({ acuse: null, fecha: null });
+  });
+
+  it('también de un CFDI de pago, y de otra cuenta o modo es 404', async () => {
+    const f = await x.facturar({ metodo_pago: 'PPD', forma_pago: undefined });
+    const entrada = await x.pedirPago([{ factura: f.id, imp_pagado: '10.00' }]);
+    const paso = await x.act.registrarPagoEnLibro(entrada);
+    if (paso.estado !== 'registrado') throw new Error(JSON.stringify(paso));
+    const cfdi = x.entrada(paso.facturaPagoId);
+    await x.act.prepararTimbrado(cfdi);
+    await crearContextoActividad().ejecutar(() => x.act.enviarAlPac(cfdi));
+    x.s.cancelador.desenlace('sin_respuesta');
+    await x.s.facturas.cancelar(x.a, cfdi.facturaId, { motivo: '02' });
+    expect(await x.act.solicitarCancelacion(cfdi)).toBe('cancelada');
+    expect(guardada(cfdi.facturaId).tipo).toBe('pago');
+    expect(await servido(cfdi.facturaId)).toMatch(/^<Acuse UUID="[0-9A-F-]{36}" EstatusUUID="201"\/>$/);
+    for (const otro of [alcance('cta_b'), alcance(x.a.cuentaId, 'live')]) {
+      await expect(x.s.facturas.acuse(otro, cfdi.facturaId)).rejects.toMatchObject({
+        tipo: 'no_encontrado',
+        codigo: 'factura_no_encontrada',
+      });
+    }
   });
 });

@@ -126,6 +126,8 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['get', '/v1/eventos/{id}/entregas'],
   ['get', '/v1/entregas/{id}'],
   ['get', '/v1/facturas/{id}/auditoria'],
+  ['get', '/v1/facturas/{id}/acuse'],
+  ['get', '/v1/facturas/{id}/estado_sat'],
   ['post', '/v1/facturas/{id}/timbrado/reintentar'],
   ['post', '/v1/facturas/{id}/correo'],
   ['get', '/v1/correos'],

@@ -25,6 +25,8 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   cancelarFactura: (s) => s.facturas.cancelar(ID, { motivo: '02' }),
   descargarXmlFactura: (s) => s.facturas.xml(ID),
   descargarPdfFactura: (s) => s.facturas.pdf(ID),
+  descargarAcuseFactura: (s) => s.facturas.acuse(ID),
+  obtenerEstadoSatFactura: (s) => s.facturas.estadoSat(ID),
   descargarAuditoriaFactura: (s) => s.facturas.auditoria(ID),
   crearCliente: (s) => s.clientes.crear(x),
   listarClientes: (s) => s.clientes.listar().pagina(),
@@ -113,7 +115,10 @@ describe('SDK: cada operación de openapi.yaml tiene su método', () => {
   beforeAll(async () => {
     contrato = operacionesDelContrato();
     s = await servidorFalso((r) =>
-      r.ruta.endsWith('/xml') || r.ruta.endsWith('/pdf') || r.ruta.endsWith('/auditoria')
+      r.ruta.endsWith('/xml') ||
+      r.ruta.endsWith('/pdf') ||
+      r.ruta.endsWith('/acuse') ||
+      r.ruta.endsWith('/auditoria')
         ? { cuerpo: 'bytes' }
         : {
             json: {

@@ -84,7 +84,7 @@ describe('SDK: paginación por cursor', () => {
 });
 
 describe('SDK: descargas como bytes', () => {
-  it('XML, PDF y ZIP llegan byte por byte (nunca se interpretan como JSON), con su Accept', async () => {
+  it('XML, PDF, ZIP y acuse llegan byte por byte (nunca se interpretan como JSON), con su Accept', async () => {
     // Bytes that are not valid UTF-8 nor JSON: any decoding would change them.
     const pdf = Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.from([0xff, 0x00, 0xc3, 0x28, 0x7b])]);
     const xml = Buffer.from('<?xml version="1.0" encoding="UTF-8"?><cfdi:Comprobante Total="1740.00"/>\n');
@@ -92,7 +92,7 @@ describe('SDK: descargas como bytes', () => {
     manejar = (r) =>
       r.ruta.endsWith('/pdf')
         ? { cuerpo: pdf, encabezados: { 'content-type': 'application/pdf' } }
-        : r.ruta.endsWith('/xml')
+        : r.ruta.endsWith('/xml') || r.ruta.endsWith('/acuse')
           ? { cuerpo: xml, encabezados: { 'content-type': 'application/xml' } }
           : { cuerpo: zip, encabezados: { 'content-type': 'application/zip' } };
     const { sdk } = sdkDePrueba(s.url);
@@ -101,10 +101,12 @@ describe('SDK: descargas como bytes', () => {
     expect(Buffer.from(bytesPdf).equals(pdf)).toBe(true);
     expect(Buffer.from(await sdk.facturas.xml('fac_1')).equals(xml)).toBe(true);
     expect(Buffer.from(await sdk.facturas.auditoria('fac_1')).equals(zip)).toBe(true);
+    expect(Buffer.from(await sdk.facturas.acuse('fac_1')).equals(xml)).toBe(true);
     expect(s.recibidas.map((r) => [r.ruta, r.encabezados.accept])).toEqual([
       ['/v1/facturas/fac_1/pdf', 'application/pdf'],
       ['/v1/facturas/fac_1/xml', 'application/xml'],
       ['/v1/facturas/fac_1/auditoria', 'application/zip'],
+      ['/v1/facturas/fac_1/acuse', 'application/xml'],
     ]);
     expect(respuestaDe(bytesPdf)?.encabezados.get('content-type')).toBe('application/pdf');
   });

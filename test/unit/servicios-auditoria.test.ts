@@ -55,6 +55,7 @@ const servicio = (lector: LectorHistorias) =>
     facturas: x.m.facturas,
     pagos: x.m.pagos,
     eventos: x.m.eventos,
+    entregas: x.m.entregas,
     historias: lector,
     ahora: () => x.reloj.ahora,
   });
@@ -102,9 +103,19 @@ describe('paquete de auditoría', () => {
     const eventos = (await x.s.eventos.listar(x.a, { factura: f.id }, { limite: 100 })).datos;
     expect(eventos.map((e) => e.tipo)).toEqual(['factura.timbrada', 'pago.creado']);
     expect(JSON.parse(strFromU8(archivos['eventos.json']!))).toEqual(JSON.parse(JSON.stringify(eventos)));
+    // The payment CFDI's record, as GET /v1/facturas/{id} shows it.
+    expect(JSON.parse(strFromU8(archivos[`pagos/${pagoId}/cfdi.json`]!))).toEqual(
+      JSON.parse(JSON.stringify(await x.s.facturas.obtener(x.a, cfdi))),
+    );
+    // No cancellation, no acuse (and nothing said about it); no webhook, an empty delivery log.
+    expect(archivos['acuse_cancelacion.xml']).toBeUndefined();
+    expect(JSON.parse(strFromU8(archivos['entregas.json']!))).toEqual([]);
     // The fake renders no PDF: the manifest says it is missing and why.
     expect(archivos['factura.pdf']).toBeUndefined();
-    expect(m.omitidos).toEqual([{ ruta: 'factura.pdf', motivo: expect.stringContaining('PDF') }]);
+    expect(m.omitidos).toEqual([
+      { ruta: 'factura.pdf', motivo: expect.stringContaining('PDF') },
+      { ruta: `pagos/${pagoId}/cfdi.pdf`, motivo: expect.stringContaining('PDF') },
+    ]);
 
     // Every run, in workflow id then start order, in a folder per workflow whose name has no colon.
     expect(
@@ -128,9 +139,81 @@ describe('paquete de auditoría', () => {
     const { zip } = await servicio(historiasFalsas([]).lector).paquete(x.a, f.id);
     const archivos = unzipSync(zip);
     const m = JSON.parse(strFromU8(archivos['manifiesto.json']!));
-    expect(Object.keys(archivos).sort()).toEqual(['eventos.json', 'factura.json', 'manifiesto.json']);
+    expect(Object.keys(archivos).sort()).toEqual([
+      'entregas.json',
+      'eventos.json',
+      'factura.json',
+      'manifiesto.json',
+    ]);
     expect(m.omitidos.map((o: { ruta: string }) => o.ruta)).toEqual(['cfdi.xml', 'factura.pdf']);
     expect(m.flujos).toEqual([]);
+  });
+
+  it('con ambos cancelados: sus acuses, los PDF, y el registro de entregas de cada evento con su URL', async () => {
+    const w = await x.s.webhooks.crear(x.a, {
+      url: 'https://hooks.ejemplo.mx/cfdi',
+      eventos_suscritos: ['factura.timbrada', 'factura.cancelada', 'pago.creado'],
+    });
+    const { f, pagoId, cfdi } = await facturaConPago();
+    // Cancelled through the activities, as the workflow does: the PAC's acuse is kept with the state.
+    for (const id of [cfdi, f.id]) {
+      x.s.cancelador.desenlace('sin_respuesta');
+      await x.s.facturas.cancelar(x.a, id, { motivo: '02' });
+      expect(await x.act.solicitarCancelacion(x.entrada(id))).toBe('cancelada');
+    }
+    for (const id of [f.id, cfdi]) await x.m.facturas.guardarPdf(x.a, id, Buffer.from(`%PDF-1.7 ${id}`));
+    await x.m.despachador.despacharPendientes();
+    const [primera] = (await x.m.entregas.listar(x.a, { webhookId: w.id }, { limite: 100 })).datos;
+    await x.m.entregas.registrarIntento(
+      x.a,
+      primera!.id,
+      {
+        numero: 1,
+        iniciado_en: x.reloj.ahora,
+        status_http: 200,
+        latencia_ms: 35,
+        error: null,
+        respuesta: 'ok',
+      },
+      { estado: 'entregada', proximo_intento_en: null },
+    );
+
+    const { zip } = await servicio(historiasFalsas([]).lector).paquete(x.a, f.id);
+    const archivos = unzipSync(zip);
+    const m = JSON.parse(strFromU8(archivos['manifiesto.json']!));
+    expect(m.omitidos).toEqual([]);
+    expect(strFromU8(archivos['acuse_cancelacion.xml']!)).toBe(await x.s.facturas.acuse(x.a, f.id));
+    expect(strFromU8(archivos[`pagos/${pagoId}/acuse_cancelacion.xml`]!)).toBe(
+      await x.s.facturas.acuse(x.a, cfdi),
+    );
+    expect(strFromU8(archivos['factura.pdf']!)).toBe(`%PDF-1.7 ${f.id}`);
+    expect(strFromU8(archivos[`pagos/${pagoId}/cfdi.pdf`]!)).toBe(`%PDF-1.7 ${cfdi}`);
+    // The ledger row stays in the payment, no longer counting once its CFDI was cancelled.
+    expect(JSON.parse(strFromU8(archivos[`pagos/${pagoId}/pago.json`]!))).toMatchObject({
+      estado: 'cancelada',
+      facturas_pagadas: [{ factura: f.id, imp_pagado: '50.00', vigente: false }],
+    });
+    expect(JSON.parse(strFromU8(archivos[`pagos/${pagoId}/cfdi.json`]!))).toMatchObject({
+      id: cfdi,
+      tipo: 'pago',
+      estado: 'cancelada',
+    });
+
+    // One delivery per event of the invoice, oldest first, as GET /v1/entregas/{id} shows it plus its URL.
+    const eventos = JSON.parse(strFromU8(archivos['eventos.json']!)) as { id: string; tipo: string }[];
+    const entregas = JSON.parse(strFromU8(archivos['entregas.json']!));
+    expect(entregas.map((e: { evento: string }) => e.evento).sort()).toEqual(eventos.map((e) => e.id).sort());
+    expect(entregas.map((e: { id: string }) => e.id)).toEqual(
+      entregas.map((e: { id: string }) => e.id).sort(),
+    );
+    for (const e of entregas) expect(e).toMatchObject({ objeto: 'entrega', webhook: w.id, url: w.url });
+    expect(entregas.find((e: { id: string }) => e.id === primera!.id)).toMatchObject({
+      estado: 'entregada',
+      intentos: [{ numero: 1, status_http: 200, latencia_ms: 35, iniciado_en: x.reloj.ahora.toISOString() }],
+    });
+    expect(entregas.filter((e: { estado: string }) => e.estado === 'pendiente')).toHaveLength(
+      entregas.length - 1,
+    );
   });
 
   it('una factura de otra cuenta, de otro modo o inexistente → 404 sin preguntar a Temporal', async () => {

@@ -1,6 +1,7 @@
 import type { Modo } from '../../dominio/alcance';
+import { ErrorPacConfiguracion, ErrorPacTransitorio } from '../../pac/puerto';
 import type { ConceptoNuevo, FacturaNueva } from '../../servicios/facturas/armar';
-import { CLIENTE } from '../support/cuentas';
+import { CLIENTE, ORGANIZACION } from '../support/cuentas';
 import { alcance } from '../support/memoria';
 import {
   crearServiciosEnMemoria,
@@ -574,6 +575,174 @@ describe('facturas.xml y facturas.pdf', () => {
     expect(e.detalle.reintentarEnSegundos).toBeGreaterThan(0);
     await s.m.facturas.guardarPdf(a, f.id, Buffer.from('%PDF'));
     expect((await s.facturas.pdf(a, f.id)).toString()).toBe('%PDF');
+  });
+});
+
+describe('facturas.acuse', () => {
+  it('inexistente o de otra cuenta o modo → 404; sin cancelar (borrador, timbrada, cancelación en curso) → 409', async () => {
+    const f = await timbrada();
+    for (const [alc, id] of [
+      [a, 'fac_inexistente'],
+      [alcance('cta_b'), f.id],
+      [alcance(a.cuentaId, 'live'), f.id],
+    ] as const) {
+      const e = await errorNegocio(s.facturas.acuse(alc, id));
+      expect([e.tipo, e.codigo, e.parametro]).toEqual(['no_encontrado', 'factura_no_encontrada', 'id']);
+    }
+    const b = await borrador();
+    s.cancelador.desenlace('en_proceso');
+    await s.facturas.cancelar(a, f.id, { motivo: '02' });
+    for (const id of [b.id, f.id]) {
+      const e = await errorNegocio(s.facturas.acuse(a, id));
+      expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'factura_no_cancelada', 'id']);
+    }
+    expect((await errorNegocio(s.facturas.acuse(a, f.id))).message).toContain('en_proceso');
+  });
+});
+
+describe('facturas.estadoSat', () => {
+  const consultar = (id: string) => s.facturas.estadoSat(a, id);
+
+  it('pregunta al PAC con el UUID, los RFC y el total del CFDI, y responde los valores del SAT en snake_case', async () => {
+    const f = await timbrada();
+    s.pac.alConsultarEstatus({
+      estado: 'Vigente',
+      esCancelable: 'Cancelable sin aceptación',
+      estatusCancelacion: '',
+    });
+    expect(await consultar(f.id)).toEqual({
+      objeto: 'estado_sat',
+      modo: 'test',
+      factura: f.id,
+      uuid: f.uuid,
+      estado: 'vigente',
+      es_cancelable: 'cancelable_sin_aceptacion',
+      estatus_cancelacion: null,
+      codigo_estatus: 'S - Comprobante obtenido satisfactoriamente.',
+      consultado_en: s.reloj.ahora.toISOString(),
+    });
+    expect(s.pac.llamadas).toEqual([
+      {
+        metodo: 'estatusSat',
+        consulta: { rfcEmisor: ORGANIZACION.rfc, rfcReceptor: CLIENTE.rfc, total: f.total, uuid: f.uuid },
+      },
+    ]);
+  });
+
+  it.each([
+    [
+      {
+        estado: 'Cancelado',
+        esCancelable: 'Cancelable con aceptación',
+        estatusCancelacion: 'Cancelado con aceptación',
+      },
+      {
+        estado: 'cancelado',
+        es_cancelable: 'cancelable_con_aceptacion',
+        estatus_cancelacion: 'cancelado_con_aceptacion',
+      },
+    ],
+    [
+      {
+        estado: 'Cancelado',
+        esCancelable: 'Cancelable sin aceptación',
+        estatusCancelacion: 'Cancelado sin aceptación',
+      },
+      {
+        estado: 'cancelado',
+        es_cancelable: 'cancelable_sin_aceptacion',
+        estatus_cancelacion: 'cancelado_sin_aceptacion',
+      },
+    ],
+    [
+      { estado: 'Cancelado', esCancelable: 'Cancelable con aceptación', estatusCancelacion: 'Plazo vencido' },
+      {
+        estado: 'cancelado',
+        es_cancelable: 'cancelable_con_aceptacion',
+        estatus_cancelacion: 'plazo_vencido',
+      },
+    ],
+    [
+      { estado: 'Vigente', esCancelable: 'Cancelable con aceptación', estatusCancelacion: 'En proceso' },
+      { estado: 'vigente', es_cancelable: 'cancelable_con_aceptacion', estatus_cancelacion: 'en_proceso' },
+    ],
+    [
+      { estado: 'Vigente', esCancelable: 'No cancelable', estatusCancelacion: 'Solicitud rechazada' },
+      { estado: 'vigente', es_cancelable: 'no_cancelable', estatus_cancelacion: 'solicitud_rechazada' },
+    ],
+    [
+      {
+        estado: 'No Encontrado',
+        esCancelable: '',
+        estatusCancelacion: '',
+        codigoEstatus: 'N - 602: Comprobante no encontrado.',
+      },
+      {
+        estado: 'no_encontrado',
+        es_cancelable: null,
+        estatus_cancelacion: null,
+        codigo_estatus: 'N - 602: Comprobante no encontrado.',
+      },
+    ],
+  ] as const)('%j → %j', async (sat, api) => {
+    const f = await timbrada();
+    s.pac.alConsultarEstatus(sat);
+    expect(await consultar(f.id)).toMatchObject(api);
+  });
+
+  it('sin UUID (borrador) → 409 factura_no_timbrada sin preguntar al PAC; inexistente o ajena → 404', async () => {
+    const b = await borrador();
+    const e = await errorNegocio(consultar(b.id));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'factura_no_timbrada', 'id']);
+    const f = await timbrada();
+    for (const [alc, id] of [
+      [a, 'fac_inexistente'],
+      [alcance('cta_b'), f.id],
+      [alcance(a.cuentaId, 'live'), f.id],
+    ] as const) {
+      expect((await errorNegocio(s.facturas.estadoSat(alc, id))).codigo).toBe('factura_no_encontrada');
+    }
+    expect(s.pac.llamadas).toEqual([]);
+  });
+
+  it('el PAC o el SAT no responden → 503 pac_no_disponible con reintento; sin escribir nada', async () => {
+    const f = await timbrada();
+    jest
+      .spyOn(s.pac, 'estatusSat')
+      .mockRejectedValueOnce(new ErrorPacTransitorio('get_sat_status: HTTP 502'));
+    const e = await rechazoSinEscrituras(s.m, () => consultar(f.id));
+    expect([e.tipo, e.codigo, e.detalle.reintentarEnSegundos]).toEqual([
+      'servicio_no_disponible',
+      'pac_no_disponible',
+      5,
+    ]);
+    // The PAC's own words (hosts, status lines) stay out of the answer.
+    expect(e.message).not.toContain('502');
+  });
+
+  it('credenciales del PAC rechazadas o modo sin PAC configurado → 503 pac_no_disponible sin reintento', async () => {
+    const f = await timbrada();
+    jest.spyOn(s.pac, 'estatusSat').mockRejectedValueOnce(new ErrorPacConfiguracion('usuario inválido'));
+    const e = await errorNegocio(consultar(f.id));
+    expect([e.tipo, e.codigo, e.detalle.reintentarEnSegundos]).toEqual([
+      'servicio_no_disponible',
+      'pac_no_disponible',
+      undefined,
+    ]);
+    sinPac.push('test');
+    const sin = await errorNegocio(consultar(f.id));
+    expect([sin.tipo, sin.codigo, sin.detalle.reintentarEnSegundos]).toEqual([
+      'servicio_no_disponible',
+      'pac_no_disponible',
+      undefined,
+    ]);
+    expect(sin.message).toContain('no tiene configurado un PAC');
+  });
+
+  it('otro error (no del PAC) no se disfraza de 503', async () => {
+    const f = await timbrada();
+    jest.spyOn(s.pac, 'estatusSat').mockRejectedValueOnce(new TypeError('x is undefined'));
+    await expect(consultar(f.id)).rejects.toBeInstanceOf(TypeError);
   });
 });
 

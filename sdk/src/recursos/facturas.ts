@@ -1,6 +1,6 @@
 import { esperarHasta, type OpcionesEspera } from '../esperar';
 import { Paginador } from '../paginacion';
-import type { CancelacionNueva, Factura, FacturaNueva, FiltrosLista } from '../tipos';
+import type { CancelacionNueva, EstadoSat, Factura, FacturaNueva, FiltrosLista } from '../tipos';
 import type { OpcionesSolicitud } from '../transporte';
 import { Grupo, seg } from './comun';
 
@@ -52,6 +52,16 @@ export class Facturas extends Grupo {
   /** The printed representation (PDF bytes). */
   pdf(id: string, opciones?: OpcionesSolicitud): Promise<Uint8Array> {
     return this.t.bytes({ metodo: 'GET', ruta: `${ruta(id)}/pdf`, binario: 'application/pdf', opciones });
+  }
+
+  /** The SAT's acuse of the cancellation, byte for byte (409 `factura_no_cancelada` until it is final). */
+  acuse(id: string, opciones?: OpcionesSolicitud): Promise<Uint8Array> {
+    return this.t.bytes({ metodo: 'GET', ruta: `${ruta(id)}/acuse`, binario: 'application/xml', opciones });
+  }
+
+  /** What the SAT says of the CFDI now (vigente or cancelado, cancelable or not), asked through the PAC. */
+  estadoSat(id: string, opciones?: OpcionesSolicitud): Promise<EstadoSat> {
+    return this.obtenerJson(`${ruta(id)}/estado_sat`, opciones);
   }
 
   /** The audit package (ZIP bytes). */

@@ -149,7 +149,7 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
       const f = r && facturas.todas().find((x) => x.cuenta_id === a.cuentaId && x.id === r.factura_id);
       const org = f && organizaciones.buscar(f.organizacion_id);
       if (!r || !f || !org) return undefined;
-      const acuse = (f as { acuse_cancelacion?: string | null }).acuse_cancelacion ?? null;
+      const acuse = f.acuse_cancelacion;
       return {
         correo: leer(r),
         factura: {

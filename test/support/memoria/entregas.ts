@@ -163,6 +163,18 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
       return { ...t, datos: leidas(t.datos) };
     },
 
+    async deEventos(a, eventoIds) {
+      const filas = tabla
+        .todas()
+        .filter((r) => deAlcance(a)(r) && eventoIds.includes(r.evento_id))
+        .sort((x, y) => (x.id < y.id ? -1 : 1));
+      return filas.flatMap((r) => {
+        const f = leer(r);
+        const w = webhooks.buscar(r.webhook_id);
+        return f && w ? [{ ...f, webhook_url: w.url }] : [];
+      });
+    },
+
     async registrarIntento(a, entregaId, intento, despues) {
       // An upsert: a retried activity rewrites its own attempt.
       const id = `${entregaId}|${intento.numero}`;

@@ -14,6 +14,8 @@ export type FacturaGuardada = Omit<FilaFactura, 'parcialidades' | 'pago_id'> & {
   xml_sellado: string | null;
   xml_timbrado: string | null;
   pdf: Buffer | null;
+  acuse_cancelacion: string | null;
+  acuse_cancelacion_fecha: string | null;
 };
 
 export const tablaFacturas = (m: Almacen) =>
@@ -26,7 +28,15 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
 
   /** As the real read: the row, with its vigente instalments and its payment derived from the ledger. */
   const leer = (r: FacturaGuardada): FilaFactura => {
-    const { cuenta_id: _c, xml_sellado: _s, xml_timbrado: _t, pdf: _p, ...f } = r;
+    const {
+      cuenta_id: _c,
+      xml_sellado: _s,
+      xml_timbrado: _t,
+      pdf: _p,
+      acuse_cancelacion: _a,
+      acuse_cancelacion_fecha: _af,
+      ...f
+    } = r;
     return {
       ...f,
       documento: copiaJson(f.documento),
@@ -134,6 +144,8 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
         xml_sellado: null,
         xml_timbrado: null,
         pdf: null,
+        acuse_cancelacion: null,
+        acuse_cancelacion_fecha: null,
         creado_en: ahora,
         actualizado_en: ahora,
       });
@@ -208,7 +220,32 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
     },
 
     async guardarCancelacion(a, id, c, o = {}) {
-      actualizar(a, id, { cancelacion: copiaJson(c), ...(o.cancelada ? { estado: 'cancelada' } : {}) }, o.tx);
+      const r = guardada(a, id, o.tx);
+      // The first acuse stays unless the SAT took the request as new.
+      const acuse =
+        o.acuse && r && (o.acuse.reemplazar || r.acuse_cancelacion === null)
+          ? { acuse_cancelacion: o.acuse.xml, acuse_cancelacion_fecha: o.acuse.fecha }
+          : {};
+      actualizar(
+        a,
+        id,
+        { cancelacion: copiaJson(c), ...(o.cancelada ? { estado: 'cancelada' } : {}), ...acuse },
+        o.tx,
+      );
+    },
+
+    async acuseCancelacion(a, id) {
+      const r = guardada(a, id);
+      return (
+        r && {
+          estado: r.estado,
+          cancelacion: r.cancelacion && copiaJson(r.cancelacion),
+          acuse:
+            r.acuse_cancelacion === null
+              ? null
+              : { xml: r.acuse_cancelacion, fecha: r.acuse_cancelacion_fecha ?? '' },
+        }
+      );
     },
 
     async obtenerConSellado(a, id) {

@@ -23,7 +23,15 @@ export type RespuestaTimbrar =
   | { tipo: 'perdido' };
 
 export type RespuestaCancelar =
-  | { tipo: 'solicitada'; estatusCancelacion: EstatusCancelacion }
+  | {
+      tipo: 'solicitada';
+      estatusCancelacion: EstatusCancelacion;
+      /** `201` (a new request, the default) or `202` (requested before). */
+      estatusUuid?: '201' | '202';
+      /** The SAT's acuse (default `<Acuse EstatusUUID="…"/>`) and its date. */
+      acuse?: string;
+      fecha?: string;
+    }
   | { tipo: 'rechazada'; codigo: string; mensaje: string }
   | { tipo: 'caido' };
 
@@ -90,12 +98,14 @@ export function crearPacEnMemoria() {
       const r = alCancelar.siguiente();
       if (r.tipo === 'caido') throw caido();
       if (r.tipo === 'rechazada') return r;
+      const estatusUuid = r.estatusUuid ?? '201';
       return {
-        ...r,
+        tipo: 'solicitada',
+        estatusCancelacion: r.estatusCancelacion,
         uuid: solicitud.uuid,
-        estatusUuid: '201',
-        acuse: '<Acuse/>',
-        fecha: '2025-06-01T06:10:00',
+        estatusUuid,
+        acuse: r.acuse ?? `<Acuse UUID="${solicitud.uuid}" EstatusUUID="${estatusUuid}"/>`,
+        fecha: r.fecha ?? '2025-06-01T06:10:00',
       };
     },
     async estatusSat(consulta) {

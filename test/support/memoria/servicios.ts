@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Alcance, Modo } from '../../../dominio/alcance';
 import { ErrorNegocio } from '../../../dominio/errores';
+import { ErrorPacNoConfigurado } from '../../../pac/puerto';
 import { crearBoveda } from '../../../seguridad/boveda';
 import { crearServicioCertificados, crearVerificadorCsd } from '../../../servicios/certificados';
 import { crearServicioClientes } from '../../../servicios/clientes';
@@ -59,7 +60,8 @@ function crearDnsEnMemoria() {
 
 /**
  * The composition root of api/composicion.ts, over the in-memory fakes. `sinPacEn` is read on every call:
- * a test may take the PAC away after seeding.
+ * a test may take the PAC away after seeding. `pac` answers the SAT status queries (and, in
+ * crearEntornoActividades, the activities' calls too).
  */
 export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const m = crearMemoria();
@@ -75,12 +77,14 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const productos = crearServicioProductos({ ...deps, productos: m.productos, organizaciones });
   const csdVigente = crearVerificadorCsd({ certificados: m.certificados, ahora });
   const { dns, resolver } = crearDnsEnMemoria();
+  const pac = crearPacEnMemoria();
   return {
     m,
     reloj,
     boveda,
     timbrador,
     cancelador,
+    pac,
     csdVigente,
     dns,
     cuenta,
@@ -101,6 +105,9 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       productos,
       timbrador,
       cancelador,
+      // Live without a PAC, as pac/fabrica.ts builds it: every call throws ErrorPacNoConfigurado.
+      sat: (modo, consulta) =>
+        o.sinPacEn?.includes(modo) ? Promise.reject(new ErrorPacNoConfigurado()) : pac.estatusSat(consulta),
       csdVigente,
     }),
     webhooks: crearServicioWebhooks({
@@ -188,7 +195,7 @@ export async function crearEntornoActividades() {
   const s = crearServiciosEnMemoria();
   const a = alcance();
   const ids = await sembrar(s, a);
-  const pac = crearPacEnMemoria();
+  const pac = s.pac;
   const pdf = crearGeneradorPdfEnMemoria();
   const enviador = crearEnviadorEnMemoria();
   const correo = crearCorreoEnMemoria();
