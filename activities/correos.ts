@@ -27,6 +27,9 @@ export interface DepsCorreos {
   ahora?: () => Date;
 }
 
+const VUELTAS_PDF = 5;
+const ESPERA_PDF_MS = 500;
+
 const MENSAJES_RECHAZO: Record<string, string> = {
   destinatario_rechazado: 'El servidor de correo rechazó a los destinatarios',
   correo_demasiado_grande: 'El servidor de correo rechazó el mensaje por su tamaño (XML y PDF adjuntos)',
@@ -91,9 +94,15 @@ export function crearActividadesCorreos(d: DepsCorreos) {
      * and the workflow's retry policy waits; after a few tries the workflow renders it itself.
      */
     async pdfParaCorreo(e: EntradaCorreo): Promise<'listo' | EstadoCorreo> {
-      const m = await materiales(e);
-      if (m.correo.estado !== 'pendiente') return m.correo.estado;
-      if (m.correo.motivo === 'cancelacion' || m.factura.pdf) return 'listo';
+      // A render takes a second or two: look a few times here before a retry (and its log line) is needed.
+      for (let vuelta = 0; ; vuelta++) {
+        const m = await d.correos.estadoParaEnvio(alcanceSistema(e), e.correoId);
+        if (!m) throw registroInexistente(`correo ${e.correoId} inexistente`);
+        if (m.estado !== 'pendiente') return m.estado;
+        if (m.motivo === 'cancelacion' || m.tienePdf) return 'listo';
+        if (vuelta === VUELTAS_PDF) break;
+        await new Promise((r) => setTimeout(r, ESPERA_PDF_MS));
+      }
       throw ApplicationFailure.retryable(`El PDF de ${e.facturaId} aún no está guardado.`, 'PdfPendiente');
     },
 

@@ -82,13 +82,14 @@ export async function enviarCorreo(e: EntradaCorreoWorkflow): Promise<EstadoCorr
   // Already ended: a workflow that lost its history's last steps runs again and changes nothing.
   if (listo !== 'listo') return listo;
 
+  const maximo = (e.maximoEntreIntentosS ?? 600) * 1000;
   const envio = proxyActivities<Actividades>({
     startToCloseTimeout: '2 minutes',
     scheduleToCloseTimeout: plazo,
     retry: {
-      initialInterval: '2 seconds',
+      initialInterval: Math.min(2000, maximo),
       backoffCoefficient: 2,
-      maximumInterval: (e.maximoEntreIntentosS ?? 600) * 1000,
+      maximumInterval: maximo,
       nonRetryableErrorTypes: SIN_REINTENTO,
     },
     summary: 'Envío por SMTP',

@@ -215,6 +215,20 @@ export function crearRepositorioCorreos(db: Knex) {
       return { datos: t.datos.map(leer), hayMas: t.hayMas };
     },
 
+    /** Whether an email can go yet, without reading the documents: its state, and whether its PDF is stored. */
+    async estadoParaEnvio(
+      a: Pick<Alcance, 'cuentaId' | 'modo'>,
+      id: string,
+    ): Promise<{ estado: EstadoCorreo; motivo: MotivoCorreo; tienePdf: boolean } | undefined> {
+      const f = (await conAlcance(db, 'correos', a)
+        .join('facturas as f', 'f.id', 'correos.factura_id')
+        .where('correos.id', id)
+        .first('correos.estado', 'correos.motivo', db.raw('f.pdf IS NOT NULL AS tiene_pdf'))) as
+        | { estado: EstadoCorreo; motivo: MotivoCorreo; tiene_pdf: number }
+        | undefined;
+      return f && { estado: f.estado, motivo: f.motivo, tienePdf: Boolean(f.tiene_pdf) };
+    },
+
     /** The email with its invoice's documents and its organization, to build the message from. */
     async materiales(
       a: Pick<Alcance, 'cuentaId' | 'modo'>,

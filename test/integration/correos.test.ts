@@ -72,7 +72,7 @@ describe('correos de facturas (Mailpit)', () => {
     const sf = `C-${f.folio}`;
     expect(m.Subject).toBe(`Factura ${sf} de ESCUELA KEMPER URGATE`);
     expect(m.From).toEqual({ Name: 'ESCUELA KEMPER URGATE', Address: 'facturas@cfdi-api.localhost' });
-    expect(m.To.map((t) => t.Address).sort()).toEqual([CLIENTE, 'conta@ure.example.mx']);
+    expect(m.To.map((t) => t.Address)).toEqual([CLIENTE, 'conta@ure.example.mx']);
     expect(m.ReplyTo.map((t) => t.Address)).toEqual([ORGANIZACION]);
     expect(m.MessageID).toBe(`${correo!.id}@cfdi-api.localhost`);
     expect(Date.parse(m.Date)).toBeGreaterThan(Date.now() - 120_000);
@@ -91,6 +91,23 @@ describe('correos de facturas (Mailpit)', () => {
     const eventos = (await c.http.get(`/v1/eventos?factura=${f.id}&tipo=correo.enviado`)).body.datos;
     expect(eventos).toHaveLength(1);
     expect(eventos[0].datos).toMatchObject({ id: correo!.id, estado: 'enviado' });
+  });
+
+  it('al cancelarse, el receptor recibe la cancelación con el acuse del SAT (el de GET …/acuse)', async () => {
+    const f = await timbrada({ serie: 'K' });
+    await terminados(f.id);
+    const r = await c.http.post(`/v1/facturas/${f.id}/cancelar`, { motivo: '02' });
+    expect(r.body.estado).toBe('cancelada');
+    const lista = await terminados(f.id, 2);
+    const cancelacion = lista.find((x) => x.motivo === 'cancelacion')!;
+    expect(cancelacion).toMatchObject({ estado: 'enviado', destinatarios: [CLIENTE] });
+    const m = await mailpit.mensaje((await mensajeDe(cancelacion)).ID);
+    const sf = `K-${f.folio}`;
+    expect(m.Subject).toBe(`Cancelación de la factura ${sf} de ESCUELA KEMPER URGATE`);
+    expect(m.Text).toContain('motivo 02');
+    expect(m.Attachments.map((a) => a.FileName)).toEqual([`Acuse-cancelacion_${sf}_${f.uuid}.xml`]);
+    const acuse = await mailpit.adjunto(m.ID, m.Attachments[0]!.PartID);
+    expect(acuse.equals((await c.http.binario(`/v1/facturas/${f.id}/acuse`)).body)).toBe(true);
   });
 
   it('enviar_correo: false no envía nada solo; POST …/correo lo envía a quien se indique, y lo refusa sin timbre o sin destinatarios', async () => {
@@ -114,21 +131,17 @@ describe('correos de facturas (Mailpit)', () => {
     const m = await mensajeDe(r.body);
     expect(m.To.map((t) => t.Address)).toEqual(['pagos@ure.example.mx']);
 
-    // A client without an address and no additional ones: nobody to send to.
-    const sinCorreo = await c.http.post('/v1/clientes', {
-      organizacion: c.org,
-      rfc: 'XAXX010101000',
-      nombre: 'PUBLICO EN GENERAL',
-      regimen_fiscal: '616',
-      domicilio_fiscal: '42501',
-      uso_cfdi: 'S01',
-    });
-    const g = await c.http.post('/v1/facturas', facturaNueva(c, { cliente: sinCorreo.body.id }));
-    expect(g.status).toBe(201);
-    const nadie = await c.http.post(`/v1/facturas/${g.body.id}/correo`, {});
-    expect(nadie.status).toBe(422);
-    expect(nadie.body.error).toMatchObject({ codigo: 'sin_destinatarios', parametro: 'destinatarios' });
-    expect(await correosDe(g.body.id)).toEqual([]);
+    // A client without an address and an invoice without additional ones: nobody to send to.
+    expect((await c.http.patch(`/v1/clientes/${c.cli}`, { correo: null })).status).toBe(200);
+    try {
+      const g = await timbrada();
+      const nadie = await c.http.post(`/v1/facturas/${g.id}/correo`, {});
+      expect(nadie.status).toBe(422);
+      expect(nadie.body.error).toMatchObject({ codigo: 'sin_destinatarios', parametro: 'destinatarios' });
+      expect(await correosDe(g.id)).toEqual([]);
+    } finally {
+      await c.http.patch(`/v1/clientes/${c.cli}`, { correo: CLIENTE });
+    }
   });
 
   it('un destinatario rechazado (550) termina fallido con su causa y correo.fallido, sin reintentos', async () => {

@@ -144,6 +144,12 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
       return { ...t, datos: t.datos.map(leer) };
     },
 
+    async estadoParaEnvio(a, id) {
+      const r = guardado(a, id);
+      const f = r && facturas.buscar(r.factura_id);
+      return r && f && { estado: r.estado, motivo: r.motivo, tienePdf: f.pdf !== null };
+    },
+
     async materiales(a, id) {
       const r = guardado(a, id);
       const f = r && facturas.todas().find((x) => x.cuenta_id === a.cuentaId && x.id === r.factura_id);
