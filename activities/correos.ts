@@ -25,6 +25,8 @@ export interface DepsCorreos {
   /** The From address (`CORREO_REMITENTE`); the display name is the issuer's. */
   remitente: string;
   ahora?: () => Date;
+  /** Between two looks at a PDF not stored yet (tests shorten it). */
+  esperaPdfMs?: number;
 }
 
 const VUELTAS_PDF = 5;
@@ -101,7 +103,7 @@ export function crearActividadesCorreos(d: DepsCorreos) {
         if (m.estado !== 'pendiente') return m.estado;
         if (m.motivo === 'cancelacion' || m.tienePdf) return 'listo';
         if (vuelta === VUELTAS_PDF) break;
-        await new Promise((r) => setTimeout(r, ESPERA_PDF_MS));
+        await new Promise((r) => setTimeout(r, d.esperaPdfMs ?? ESPERA_PDF_MS));
       }
       throw ApplicationFailure.retryable(`El PDF de ${e.facturaId} aún no está guardado.`, 'PdfPendiente');
     },

@@ -2,6 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { crearKnex } from '../../db/conexion';
 import { nuevoId } from '../../db/ids';
 import { crearRepositorioCertificados } from '../../db/repositorios/certificados';
+import { crearRepositorioCorreos } from '../../db/repositorios/correos';
 import { crearRepositorioClientes } from '../../db/repositorios/clientes';
 import { esDuplicado } from '../../db/repositorios/con-alcance';
 import { crearRepositorioCuentas, type FilaCuenta } from '../../db/repositorios/cuentas';
@@ -28,6 +29,7 @@ import { crearCertificadosEnMemoria } from '../support/memoria/certificados';
 import { crearClientesEnMemoria } from '../support/memoria/clientes';
 import { crearCuentasEnMemoria, nuevaCuenta } from '../support/memoria/cuentas';
 import { crearEntregasEnMemoria } from '../support/memoria/entregas';
+import { crearCorreosEnMemoria } from '../support/memoria/correos';
 import { crearEventosEnMemoria } from '../support/memoria/eventos';
 import { crearFacturasEnMemoria } from '../support/memoria/facturas';
 import { crearIdempotenciaEnMemoria } from '../support/memoria/idempotencia';
@@ -61,6 +63,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     sondas: crearRepositorioSondas(db),
     webhooks: crearRepositorioWebhooks(db),
     entregas: crearRepositorioEntregas(db),
+    correos: crearRepositorioCorreos(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),
     limites: crearRepositorioLimites(db),
   };
@@ -101,6 +104,7 @@ function enMemoria(): Implementacion {
       sondas: crearSondasEnMemoria(m),
       webhooks: crearWebhooksEnMemoria(m),
       entregas: crearEntregasEnMemoria(m),
+      correos: crearCorreosEnMemoria(m),
       idempotencia: crearIdempotenciaEnMemoria(m, crearBoveda({ clave: randomBytes(32), version: 1 })),
       limites: crearLimitesEnMemoria(m),
     },

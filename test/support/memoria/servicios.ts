@@ -216,6 +216,7 @@ export async function crearEntornoActividades() {
     correos: s.m.correos,
     correo,
     remitente: 'facturas@cfdi.example.mx',
+    esperaPdfMs: 1,
     reanudador: crearReanudador({
       cliente: temporal.cliente,
       taskQueue: 'cfdi',
