@@ -90,6 +90,7 @@ export function crearServicios(deps: {
       pagos: pagosRepo,
       eventos,
       entregas,
+      correos,
       historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
     }),
     facturas: crearServicioFacturas({

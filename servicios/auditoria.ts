@@ -1,3 +1,5 @@
+import type { RepositorioCorreos } from '../db/repositorios/correos';
+import { dtoCorreo } from '../presentacion/correo';
 import { createHash } from 'node:crypto';
 import { zipSync, type Zippable } from 'fflate';
 import type { Alcance } from '../dominio/alcance';
@@ -39,6 +41,7 @@ export interface DepsAuditoria {
   pagos: Pick<RepositorioPagos, 'deFactura'>;
   eventos: Pick<RepositorioEventos, 'listar'>;
   entregas: Pick<RepositorioEntregas, 'deEventos'>;
+  correos: Pick<RepositorioCorreos, 'deFacturas'>;
   historias: LectorHistorias;
   ahora?: () => Date;
 }
@@ -182,6 +185,12 @@ export function crearServicioAuditoria(deps: DepsAuditoria) {
     }
   };
 
+  /** `correos.json`: every email of the invoice and of its payment CFDIs, with its recipients and the SMTP answer. */
+  const correos: Parte = async (p) => {
+    const filas = await deps.correos.deFacturas(p.a, [p.factura.id, ...p.cfdisDePago]);
+    p.archivos.set('correos.json', json(filas.map(dtoCorreo)));
+  };
+
   /** `historias/<workflow>/<run>(.legible).json`: every run of every workflow that touched the invoice. */
   const historias: Parte = async (p) => {
     const ejecuciones = await deps.historias.ejecucionesDeFactura(p.a, p.factura.id, p.cfdisDePago);
@@ -206,10 +215,9 @@ export function crearServicioAuditoria(deps: DepsAuditoria) {
 
   /**
    * The package's parts, in the order their files appear in it. Each later part may use what an earlier one
-   * found (the events, the payment CFDIs). New evidence is one more part here: the email log (`correos.json`)
-   * goes after the webhook deliveries.
+   * found (the events, the payment CFDIs). New evidence is one more part here.
    */
-  const PARTES: Parte[] = [factura, acuse, eventos, entregas, pagos, historias];
+  const PARTES: Parte[] = [factura, acuse, eventos, entregas, pagos, correos, historias];
 
   return {
     async paquete(a: Alcance, id: string): Promise<{ zip: Buffer; manifiesto: Manifiesto }> {

@@ -215,6 +215,16 @@ export function crearRepositorioCorreos(db: Knex) {
       return { datos: t.datos.map(leer), hayMas: t.hayMas };
     },
 
+    /** Every email of these invoices, oldest first (the audit package's log). */
+    async deFacturas(a: Pick<Alcance, 'cuentaId' | 'modo'>, facturaIds: string[]): Promise<FilaCorreo[]> {
+      if (!facturaIds.length) return [];
+      const filas = (await conAlcance(db, 'correos', a)
+        .select(COLUMNAS)
+        .whereIn('correos.factura_id', facturaIds)
+        .orderBy('correos.id')) as FilaBd[];
+      return filas.map(leer);
+    },
+
     /** Whether an email can go yet, without reading the documents: its state, and whether its PDF is stored. */
     async estadoParaEnvio(
       a: Pick<Alcance, 'cuentaId' | 'modo'>,

@@ -437,9 +437,12 @@ export interface paths {
      *       `GET /v1/pagos/{id}`, con sus renglones del libro en `facturas_pagadas`, `vigente: false` una vez
      *       cancelado su CFDI), `cfdi.json` (su CFDI de pago como lo muestra `GET /v1/facturas/{id}`), `cfdi.xml`
      *       (timbrado), `cfdi.pdf` (si ya se generó) y `acuse_cancelacion.xml` (si se pidió su cancelación).
+     *     - `correos.json`: el registro de correos de la factura y de sus CFDI de pago, del más antiguo al más nuevo:
+     *       cada correo como lo muestra `GET /v1/correos/{id}` (motivo, destinatarios, estado, intentos, la última
+     *       respuesta del servidor SMTP, error).
      *     - `historias/<workflow>/<run>.json`: la historia de cada ejecución de cada workflow de Temporal que la
-     *       tocó (su timbrado, su cancelación, los pagos que la abonaron, los workflows de los CFDI de esos pagos y las
-     *       entregas de webhooks de todos sus eventos), tal como la exporta Temporal (`temporal workflow show -o
+     *       tocó (su timbrado, su cancelación, los pagos que la abonaron, los workflows de los CFDI de esos pagos, sus
+     *       correos y las entregas de webhooks de todos sus eventos), tal como la exporta Temporal (`temporal workflow show -o
      *       json`): se puede reproducir con `Worker.runReplayHistory` del SDK. En `<workflow>` los `:` del id del
      *       workflow son `-` (`timbrado:fac_…` → `historias/timbrado-fac_…/`); un workflow con varias ejecuciones
      *       (un timbrado rechazado y vuelto a pedir) tiene un archivo por ejecución. Los payloads van en base64,

@@ -1,3 +1,4 @@
+import { strFromU8, unzipSync } from 'fflate';
 import type { Esquema } from '../../contrato';
 import { crearCorreoSmtp } from '../../correo/smtp';
 import { cuentaLista, esperar, facturaNueva } from '../support/facturas';
@@ -108,6 +109,17 @@ describe('correos de facturas (Mailpit)', () => {
     expect(m.Attachments.map((a) => a.FileName)).toEqual([`Acuse-cancelacion_${sf}_${f.uuid}.xml`]);
     const acuse = await mailpit.adjunto(m.ID, m.Attachments[0]!.PartID);
     expect(acuse.equals((await c.http.binario(`/v1/facturas/${f.id}/acuse`)).body)).toBe(true);
+
+    // The audit package has the email log, and each email's workflow among the invoice's histories.
+    const zip = unzipSync((await c.http.binario(`/v1/facturas/${f.id}/auditoria`)).body);
+    const log = JSON.parse(strFromU8(zip['correos.json']!)) as Correo[];
+    expect(log.map((x) => [x.motivo, x.estado])).toEqual([
+      ['timbrado', 'enviado'],
+      ['cancelacion', 'enviado'],
+    ]);
+    for (const x of log) {
+      expect(Object.keys(zip).some((k) => k.startsWith(`historias/correo-${x.id}/`))).toBe(true);
+    }
   });
 
   it('enviar_correo: false no envía nada solo; POST …/correo lo envía a quien se indique, y lo refusa sin timbre o sin destinatarios', async () => {

@@ -56,6 +56,7 @@ const servicio = (lector: LectorHistorias) =>
     pagos: x.m.pagos,
     eventos: x.m.eventos,
     entregas: x.m.entregas,
+    correos: x.m.correos,
     historias: lector,
     ahora: () => x.reloj.ahora,
   });
@@ -134,12 +135,24 @@ describe('paquete de auditoría', () => {
     });
   });
 
+  it('correos.json: los correos de la factura y de sus CFDI de pago, con su estado y su respuesta', async () => {
+    const { f, cfdi } = await facturaConPago();
+    const uno = await x.s.correos.reenviar(x.a, f.id, { destinatarios: ['a@ejemplo.mx'] });
+    const dos = await x.s.correos.reenviar(x.a, cfdi, { destinatarios: ['b@ejemplo.mx'] });
+    const ajena = await x.facturar();
+    await x.s.correos.reenviar(x.a, ajena.id, { destinatarios: ['c@ejemplo.mx'] });
+    const { zip } = await servicio(historiasFalsas([]).lector).paquete(x.a, f.id);
+    const log = JSON.parse(strFromU8(unzipSync(zip)['correos.json']!));
+    expect(log).toEqual(JSON.parse(JSON.stringify([uno, dos])));
+  });
+
   it('un borrador: sin XML ni PDF, y el manifiesto lo dice', async () => {
     const f = await x.facturar({ auto_timbrar: false });
     const { zip } = await servicio(historiasFalsas([]).lector).paquete(x.a, f.id);
     const archivos = unzipSync(zip);
     const m = JSON.parse(strFromU8(archivos['manifiesto.json']!));
     expect(Object.keys(archivos).sort()).toEqual([
+      'correos.json',
       'entregas.json',
       'eventos.json',
       'factura.json',

@@ -144,6 +144,14 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
       return { ...t, datos: t.datos.map(leer) };
     },
 
+    async deFacturas(a, facturaIds) {
+      return tabla
+        .todas()
+        .filter((r) => r.cuenta_id === a.cuentaId && r.modo === a.modo && facturaIds.includes(r.factura_id))
+        .sort((x, y) => (x.id < y.id ? -1 : 1))
+        .map(leer);
+    },
+
     async estadoParaEnvio(a, id) {
       const r = guardado(a, id);
       const f = r && facturas.buscar(r.factura_id);
