@@ -122,6 +122,29 @@ describe('correos de facturas (Mailpit)', () => {
     }
   });
 
+  it('un pago: su CFDI de pago llega al cliente con su XML y su PDF', async () => {
+    const r = await c.http.post(
+      '/v1/facturas',
+      facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined, enviar_correo: false }),
+    );
+    const pago = await c.http.post('/v1/pagos', {
+      organizacion: c.org,
+      fecha_pago: new Date().toISOString(),
+      forma_pago: '03',
+      monto: '100.00',
+      facturas_pagadas: [{ factura: r.body.id, imp_pagado: '100.00' }],
+    });
+    expect(pago.status).toBe(201);
+    const cfdi = pago.body.factura_pago as string;
+    const [correo] = await terminados(cfdi);
+    expect(correo).toMatchObject({ motivo: 'timbrado', estado: 'enviado', destinatarios: [CLIENTE] });
+    const m = await mailpit.mensaje((await mensajeDe(correo!)).ID);
+    expect(m.Subject).toMatch(/^Comprobante de pago .+ de ESCUELA KEMPER URGATE$/);
+    expect(m.Attachments.map((a) => a.ContentType)).toEqual(['application/xml', 'application/pdf']);
+    const xml = await mailpit.adjunto(m.ID, m.Attachments[0]!.PartID);
+    expect(xml.equals((await c.http.binario(`/v1/facturas/${cfdi}/xml`)).body)).toBe(true);
+  });
+
   it('enviar_correo: false no envía nada solo; POST …/correo lo envía a quien se indique, y lo refusa sin timbre o sin destinatarios', async () => {
     const f = await timbrada({ enviar_correo: false });
     expect(f.enviar_correo).toBe(false);
@@ -129,9 +152,28 @@ describe('correos de facturas (Mailpit)', () => {
     const noTimbrada = await c.http.post(`/v1/facturas/${borrador.body.id}/correo`);
     expect(noTimbrada.status).toBe(409);
     expect(noTimbrada.body.error).toMatchObject({ codigo: 'factura_no_timbrada', parametro: 'id' });
+    // An address that is not one is refused where it is given, in Spanish and naming the field.
     const malo = await c.http.post(`/v1/facturas/${f.id}/correo`, { destinatarios: ['no-es-correo'] });
     expect(malo.status).toBe(400);
     expect(malo.body.error.parametro).toBe('destinatarios[0]');
+    const adicional = await c.http.post('/v1/facturas', facturaNueva(c, { correos_adicionales: ['a@b@c'] }));
+    expect(adicional.status).toBe(400);
+    expect(adicional.body.error).toMatchObject({
+      codigo: 'parametro_invalido',
+      parametro: 'correos_adicionales[0]',
+    });
+    const cliente = await c.http.post('/v1/clientes', {
+      organizacion: c.org,
+      rfc: 'URE180429TM6',
+      nombre: 'UNIVERSIDAD ROBOTICA ESPAÑOLA',
+      regimen_fiscal: '601',
+      domicilio_fiscal: '86991',
+      uso_cfdi: 'G03',
+      correo: 'facturas.ure.example.mx',
+    });
+    expect(cliente.status).toBe(400);
+    expect(cliente.body.error).toMatchObject({ codigo: 'parametro_invalido', parametro: 'correo' });
+    expect(cliente.body.error.mensaje).toMatch(/correo/);
 
     const r = await c.http.post(`/v1/facturas/${f.id}/correo`, { destinatarios: ['pagos@ure.example.mx'] });
     expect(r.status).toBe(202);
