@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from './certificados';
 import { CLIENTE, nuevaCuenta, ORGANIZACION, PRODUCTO, type CuentaDePrueba } from './cuentas';
 import type { Pila } from './pila';
@@ -5,7 +6,7 @@ import type { Pila } from './pila';
 /** An account with an organization, its valid test CSD, a client and a product: ready to invoice. */
 export async function cuentaLista(
   pila: Pick<Pila, 'db' | 'url'>,
-): Promise<CuentaDePrueba & { org: string; cli: string; prod: string }> {
+): Promise<CuentaDePrueba & { org: string; cli: string; prod: string; serie: string }> {
   const c = await nuevaCuenta(pila.db, pila.url);
   const org = (await c.http.post('/v1/organizaciones', ORGANIZACION)).body.id;
   const cert = await c.http.post('/v1/certificados', {
@@ -17,11 +18,19 @@ export async function cuentaLista(
   expect(cert.status).toBe(201);
   const cli = (await c.http.post('/v1/clientes', { ...CLIENTE, organizacion: org })).body.id;
   const prod = (await c.http.post('/v1/productos', { ...PRODUCTO, organizacion: org })).body.id;
-  return { ...c, org, cli, prod };
+  // Every file stamps with the same CSD and client, and each new organization's folios start at 1, through one
+  // sandbox PAC: two files could seal byte-identical CFDIs in the same second and get each other's stamp. A series
+  // of the account's own keeps them apart.
+  const serie = `T${randomBytes(4).toString('hex').toUpperCase()}`;
+  return { ...c, org, cli, prod, serie };
 }
 
-export const facturaNueva = (c: { org: string; prod: string }, extra: Record<string, unknown> = {}) => ({
+export const facturaNueva = (
+  c: { org: string; prod: string; serie?: string },
+  extra: Record<string, unknown> = {},
+) => ({
   organizacion: c.org,
+  ...(c.serie ? { serie: c.serie } : {}),
   tipo: 'ingreso',
   cliente: CLIENTE.rfc,
   forma_pago: '03',

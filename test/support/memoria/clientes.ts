@@ -13,14 +13,18 @@ type ClienteGuardado = FilaCliente & {
 const GENERICOS = new Set(['XAXX010101000', 'XEXX010101000']);
 const rfcUnico = (rfc: string) => (GENERICOS.has(rfc) ? null : rfc);
 
-export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
-  const tabla = m.tabla<ClienteGuardado>('clientes', [
+/** Shared with emails (a client's address), with its unique index whoever opens it first. */
+export const tablaClientes = (m: Almacen) =>
+  m.tabla<ClienteGuardado>('clientes', [
     {
       nombre: 'organizacion_rfc_unico',
       // Under the table's collation: an RFC in lower case collides with the same in upper case.
       clave: (r) => (r.rfc_unico === null ? null : `${r.organizacion_id}|${plegar(r.rfc_unico)}`),
     },
   ]);
+
+export function crearClientesEnMemoria(m: Almacen): RepositorioClientes {
+  const tabla = tablaClientes(m);
   const leer = ({ cuenta_id: _c, rfc_unico: _r, eliminado_en: _e, ...fila }: ClienteGuardado): FilaCliente =>
     fila;
   const { vigentes, vigente, listar, obtener } = vigentesDeOrganizacion(

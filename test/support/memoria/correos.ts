@@ -10,6 +10,7 @@ import {
   type Almacen,
   type ColumnasAlcance,
 } from './almacen';
+import { tablaClientes } from './clientes';
 import { tablaFacturas } from './facturas';
 import { tablaOrganizaciones } from './organizaciones';
 import { exigirAbierta, porConexion } from './transacciones';
@@ -24,7 +25,7 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
   const tabla = tablaCorreos(m);
   const facturas = tablaFacturas(m);
   const organizaciones = tablaOrganizaciones(m);
-  const clientes = m.tabla<{ id: string; correo: string | null }>('clientes');
+  const clientes = tablaClientes(m);
 
   const leer = ({ cuenta_id: _c, ...r }: CorreoGuardado): FilaCorreo => ({
     ...r,
