@@ -1,3 +1,4 @@
+import { RetryState } from '@temporalio/common';
 import {
   ActivityFailure,
   ApplicationFailure,
@@ -97,7 +98,8 @@ export async function enviarCorreo(e: EntradaCorreoWorkflow): Promise<EstadoCorr
   try {
     return await envio.intentarCorreo(entrada);
   } catch (err) {
-    if (!(err instanceof ActivityFailure)) throw err;
+    // Only the deadline abandons it: a failure that must not retry (its record gone) fails the workflow.
+    if (!(err instanceof ActivityFailure) || err.retryState !== RetryState.TIMEOUT) throw err;
     return registro.abandonarCorreo(entrada, {
       codigo: 'smtp_no_disponible',
       detalle: err.cause?.message ?? err.message,

@@ -7,12 +7,14 @@ import { randomUUID } from 'node:crypto';
 import { Context } from '@temporalio/activity';
 import { WithStartWorkflowOperation, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { TypedSearchAttributes, UpdateDefinition } from '@temporalio/common';
+import { msToTs } from '@temporalio/common/lib/time';
 import type { temporal } from '@temporalio/proto';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { DefaultLogger, Runtime, Worker } from '@temporalio/worker';
 import type { Actividades } from '../../activities';
 import type { InicioProceso } from '../../temporal/espera';
-import { atributosEntrega, type ATRIBUTOS } from '../../workflows/atributos';
+import { atributosCorreo, atributosEntrega, type ATRIBUTOS } from '../../workflows/atributos';
+import type { enviarCorreo, EntradaCorreoWorkflow } from '../../workflows/correo';
 import type { entregarEvento } from '../../workflows/entrega';
 import { colaPdf } from '../../workflows/pdf';
 
@@ -99,7 +101,6 @@ export function prepararFlujos(): Flujos {
   };
 }
 
-/** The start options of `i` (built by the project's own temporal/ starters), as the API's starts use them. */
 /** A delivery as the dispatcher starts it (temporal/despachador.ts): a business-key id and its attributes. */
 export function iniciarEntrega(client: Client, taskQueue: string, programaS?: number[]) {
   const entregaId = `ent_${randomUUID()}`;
@@ -114,6 +115,27 @@ export function iniciarEntrega(client: Client, taskQueue: string, programaS?: nu
   });
 }
 
+/** An email as the dispatcher starts it (temporal/despachador.ts): `correo:<correo>` and its attributes. */
+export function iniciarCorreo(
+  client: Client,
+  taskQueue: string,
+  limites: Pick<EntradaCorreoWorkflow, 'maximoEntreIntentosS' | 'plazoS'> = {},
+) {
+  const correoId = `cor_${randomUUID()}`;
+  return client.workflow.start<typeof enviarCorreo>('enviarCorreo', {
+    workflowId: `correo:${correoId}`,
+    taskQueue,
+    args: [{ correoId, facturaId: 'fac_1', cuentaId: 'cta_1', modo: 'test', ...limites }],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    staticSummary: `Correo ${correoId} de la factura fac_1`,
+    typedSearchAttributes: atributosCorreo(
+      { cuentaId: 'cta_1', modo: 'test' },
+      { facturaId: 'fac_1', organizacionId: 'org_1' },
+    ),
+  });
+}
+
+/** The start options of `i` (built by the project's own temporal/ starters), as the API's starts use them. */
 export const opcionesInicio = (i: InicioProceso) => ({
   workflowId: i.workflowId,
   taskQueue: i.taskQueue,
@@ -144,6 +166,21 @@ export async function atributo<K extends (typeof ATRIBUTOS)[keyof typeof ATRIBUT
 }
 
 type Evento = temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * Shortens the waits between retries of a running workflow's activities of one type to 10 ms, their attempts
+ * kept (the server's UpdateActivityOptions): for a retry policy built into a workflow whose waits are longer than
+ * this tier allows. It applies from the next failure: the test holds the first attempt until this returned.
+ */
+export async function acortarReintentos(client: Client, handle: WorkflowHandle, tipo: string) {
+  await client.workflowService.updateActivityOptions({
+    namespace: client.options.namespace,
+    execution: { workflowId: handle.workflowId },
+    type: tipo,
+    activityOptions: { retryPolicy: { initialInterval: msToTs(10), maximumInterval: msToTs(10) } },
+    updateMask: { paths: ['retry_policy.initial_interval', 'retry_policy.maximum_interval'] },
+  });
+}
 
 /** The attributes of the run's history events of one type (`'timerStartedEventAttributes'`…). */
 export async function eventos<K extends keyof Evento & `${string}EventAttributes`>(
