@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Provides Mailpit v1.33.1 (local SMTP server that keeps every message, with a web UI and a REST API). Built once
-# with `go install` into Go's own bin folder, outside the clone, so every fresh clone and CI run reuses it.
+# into Go's own bin folder, outside the clone, so every fresh clone and CI run reuses it.
 #   scripts/mailpit.sh --ruta   prints where the binary lives (or will live)
 #   scripts/mailpit.sh          ensures it is there, building it if needed, then prints the path
+#
+# Not `go install`: the web UI is built with npm from the module's own sources and embedded by `go build`, and the
+# module as published has no built UI (a binary from `go install` serves a blank page). Two of the UI's pinned
+# packages are missing from the registry this machine reaches (rapidoc 12, for the API docs page, and
+# sass-embedded 1.108.1): deploy/mailpit/ holds its package.json with rapidoc 9.3.8 and sass-embedded 1.105.0,
+# and the lockfile npm resolved for it, so every build installs the same packages.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/lib.sh
@@ -16,25 +22,32 @@ if [ "${1:-}" = "--ruta" ]; then
   exit 0
 fi
 
-if [ -x "$BIN" ]; then
-  if ! command -v go >/dev/null || [ "$(version_modulo "$BIN" "$MODULO")" = "$VERSION" ]; then
-    ok "Mailpit $VERSION: $BIN"
-    echo "$BIN"
-    exit 0
-  fi
-  paso "el binario $BIN no es $MODULO@$VERSION: se reconstruye"
+# What a build of ours is: the version and the UI's lockfile. A binary without this stamp (or from `go install`)
+# is rebuilt.
+SELLO="$(dirname "$BIN")/.$(basename "$BIN").cfdi"
+esperado="$VERSION $(sha256sum deploy/mailpit/package-lock.json | cut -c1-16)"
+if [ -x "$BIN" ] && { [ -n "${MAILPIT_BIN:-}" ] || [ "$(cat "$SELLO" 2>/dev/null)" = "$esperado" ]; }; then
+  ok "Mailpit $VERSION: $BIN"
+  echo "$BIN"
+  exit 0
 fi
 
 command -v go >/dev/null || falla "Go no está instalado: hace falta Go para compilar $MODULO@$VERSION (o defina MAILPIT_BIN con la ruta de un binario existente)"
-paso "compilando Mailpit $VERSION con go install (la primera vez tarda alrededor de un minuto)"
+paso "compilando Mailpit $VERSION con su interfaz web (la primera vez tarda un par de minutos)"
 inicio=$SECONDS
-# -v lists each package as it compiles: count them so the wait shows progress without flooding the log.
-go install -v "$MODULO@$VERSION" 2>&1 | awk '
-  /^go: downloading/ { d++; if (d % 25 == 0) { printf "  … %d módulos descargados\n", d > "/dev/stderr" } next }
-  /^go: / { print > "/dev/stderr"; next }
-  { n++; if (n % 100 == 0) printf "  … %d paquetes compilados\n", n > "/dev/stderr" }
-  END { printf "  … %d paquetes compilados en total\n", n > "/dev/stderr" }'
-[ "${PIPESTATUS[0]}" = 0 ] || falla "go install $MODULO@$VERSION falló"
-[ -x "$BIN" ] || falla "go install terminó pero $BIN no existe"
+fuente=$(go mod download -json "$MODULO@$VERSION" | node -e 'let s="";process.stdin.on("data",d=>s+=d).on("end",()=>console.log(JSON.parse(s).Dir))')
+[ -d "$fuente" ] || falla "go mod download $MODULO@$VERSION no dejó sus fuentes"
+obra=$(mktemp -d)
+trap 'rm -rf "$obra"' EXIT
+cp -r "$fuente/." "$obra"
+chmod -R u+w "$obra"
+cp deploy/mailpit/package.json deploy/mailpit/package-lock.json "$obra/"
+(cd "$obra" && npm ci --no-audit --no-fund --loglevel=error >&2) || falla "npm ci de la interfaz de Mailpit falló"
+(cd "$obra" && npm run -s build >&2) || falla "la compilación de la interfaz de Mailpit falló"
+[ -f "$obra/server/ui/dist/app.js" ] || falla "la interfaz de Mailpit no quedó en server/ui/dist"
+mkdir -p "$(dirname "$BIN")"
+(cd "$obra" && go build -trimpath -ldflags "-s -w -X $MODULO/config.Version=$VERSION" -o "$BIN" .) \
+  || falla "go build de Mailpit falló"
+echo "$esperado" >"$SELLO"
 ok "Mailpit $VERSION compilado en $((SECONDS - inicio)) s: $BIN"
 echo "$BIN"

@@ -32,7 +32,7 @@ export function dtoOrganizacion(f: FilaOrganizacion): Esquema<'Organizacion'> {
       ? { id: f.cert_id, no_certificado: f.cert_no_certificado!, valido_hasta: iso(f.cert_valido_hasta!) }
       : null,
     correo: f.correo,
-    correo_automatico: Boolean(f.correo_automatico),
+    correo_automatico: f.correo_automatico,
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

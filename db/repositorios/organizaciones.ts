@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { Alcance, Modo } from '../../dominio/alcance';
-import type { Pagina, Tramo } from '../../dominio/paginacion';
+import { mapearTramo, type Pagina, type Tramo } from '../../dominio/paginacion';
 import { paginar } from '../paginacion';
 import { columnasAlcance, conAlcance, sinDuplicar } from './con-alcance';
 
@@ -14,8 +14,8 @@ export interface FilaOrganizacion {
   color_acento: string;
   /** The Reply-To of its emails to receivers. */
   correo: string | null;
-  /** Whether its invoices are emailed when stamped and cancelled (MariaDB answers 0 or 1). */
-  correo_automatico: boolean | number;
+  /** Whether its invoices are emailed when stamped and cancelled. */
+  correo_automatico: boolean;
   creado_en: Date;
   actualizado_en: Date;
   cert_id: string | null;
@@ -27,7 +27,7 @@ export type DatosOrganizacion = Pick<
   FilaOrganizacion,
   'rfc' | 'nombre' | 'regimen_fiscal' | 'codigo_postal' | 'color_acento'
 > &
-  Partial<Pick<FilaOrganizacion, 'correo'> & { correo_automatico: boolean }>;
+  Partial<Pick<FilaOrganizacion, 'correo' | 'correo_automatico'>>;
 
 export function crearRepositorioOrganizaciones(db: Knex) {
   // The active certificate travels with the organization: integrators see at once whether it can stamp.
@@ -46,13 +46,20 @@ export function crearRepositorioOrganizaciones(db: Knex) {
         'c.valido_hasta as cert_valido_hasta',
       );
 
+  // MariaDB answers a boolean column as 0 or 1.
+  const leer = (f: FilaOrganizacion): FilaOrganizacion => ({
+    ...f,
+    correo_automatico: Boolean(f.correo_automatico),
+  });
+
   return {
-    listar: (a: Alcance, pagina: Pagina): Promise<Tramo<FilaOrganizacion>> =>
-      paginar(consulta(a), pagina, 'organizaciones.id'),
+    listar: async (a: Alcance, pagina: Pagina): Promise<Tramo<FilaOrganizacion>> =>
+      mapearTramo(await paginar<FilaOrganizacion>(consulta(a), pagina, 'organizaciones.id'), leer),
     /** By id or by RFC: the API lets integrators address an organization either way. */
     async obtener(a: Alcance, idORfc: string): Promise<FilaOrganizacion | undefined> {
       const columna = idORfc.startsWith('org_') ? 'organizaciones.id' : 'organizaciones.rfc';
-      return consulta(a).where(columna, idORfc).first();
+      const f = (await consulta(a).where(columna, idORfc).first()) as FilaOrganizacion | undefined;
+      return f && leer(f);
     },
     async insertar(a: Alcance, id: string, datos: DatosOrganizacion, ahora: Date): Promise<void> {
       await sinDuplicar(() =>

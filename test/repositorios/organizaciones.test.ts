@@ -30,6 +30,9 @@ contrato('organizaciones', (impl) => {
       id,
       modo: 'test',
       ...datos,
+      // Email settings not given: no Reply-To, automatic email on.
+      correo: null,
+      correo_automatico: true,
       creado_en: ahora,
       actualizado_en: ahora,
       cert_id: null,
