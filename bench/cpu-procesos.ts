@@ -13,6 +13,8 @@ const GRUPOS: [string, RegExp][] = [
   ['worker', /dist\/worker\/main\.js/],
   ['api', /dist\/api\/main\.js/],
   ['pac', /dist\/pac\/sandbox\/main\.js/],
+  // make up's SMTP server: the emails' other end.
+  ['mailpit', /(^|\/)mailpit --smtp /],
   ['mariadb', /mariadbd|mysqld/],
   ['postgresql', /^postgres/],
   ['chromium', /chrom/],

@@ -50,13 +50,13 @@ export async function pedir(metodo: string, ruta: string, llave: string, cuerpo?
 export const percentil = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
 
-/** `n` operations from CLIENTES concurrent clients: throughput and latency percentiles. */
-export async function carga(n: number, paso: (i: number) => Promise<void>) {
+/** `n` operations from `clientes` concurrent clients: throughput and latency percentiles. */
+export async function carga(n: number, paso: (i: number) => Promise<void>, clientes = CLIENTES) {
   const tiempos: number[] = [];
   let siguiente = 0;
   const t0 = performance.now();
   await Promise.all(
-    Array.from({ length: CLIENTES }, async () => {
+    Array.from({ length: clientes }, async () => {
       while (siguiente < n) {
         const i = siguiente++;
         const t = performance.now();
@@ -82,8 +82,15 @@ export async function exigirPilaSana(): Promise<void> {
   if (salud?.status !== 200) throw new Error(`la pila no está sana en ${api}: ejecute make up primero`);
 }
 
-/** A new account with an organization, its test CSD and the receiver as a client: ready to invoice. */
-export async function cuentaLista(db: Knex, nombre: string): Promise<{ llave: string; org: string }> {
+/**
+ * A new account with an organization, its test CSD and the receiver as a client: ready to invoice. `cliente`
+ * adds fields to that client (its `correo`, so its invoices are emailed).
+ */
+export async function cuentaLista(
+  db: Knex,
+  nombre: string,
+  cliente: Record<string, unknown> = {},
+): Promise<{ llave: string; org: string }> {
   const { llave } = await crearCuentaConLlave(db, nombre);
   const k = llave.secreto;
   const org = await pedir('POST', '/v1/organizaciones', k, {
@@ -98,7 +105,8 @@ export async function cuentaLista(db: Knex, nombre: string): Promise<{ llave: st
     llave: key.toString('base64'),
     contrasena: '12345678a',
   });
-  await pedir('POST', '/v1/clientes', k, { ...receptor, organizacion: org.body.id });
+  const c = await pedir('POST', '/v1/clientes', k, { ...receptor, ...cliente, organizacion: org.body.id });
+  if (c.status !== 201) throw new Error(`POST /v1/clientes ${c.status}: ${JSON.stringify(c.body)}`);
   return { llave: k, org: org.body.id as string };
 }
 
