@@ -69,23 +69,26 @@ async function politicas(h: WorkflowHandle) {
 }
 
 describe('enviarCorreo', () => {
-  it.concurrent('waits for the PDF, sends, and returns enviado: two regular activities', async () => {
-    const g = guion();
-    const actividades = {
-      pdfParaCorreo: g.actividad<'listo'>('pdfParaCorreo', ['listo']),
-      intentarCorreo: g.actividad<EstadoCorreo>('intentarCorreo', ['enviado']),
-      generarPdf: g.actividad<void>('generarPdf', [undefined]),
-      abandonarCorreo: g.actividad<EstadoCorreo>('abandonarCorreo', ['fallido']),
-    };
-    await flujos.conWorker(actividades, async (cola) => {
-      const h = await iniciarCorreo(flujos.client, cola);
-      expect(await h.result()).toBe('enviado');
-      expect((await politicas(h)).map((p) => p.actividad)).toEqual(['pdfParaCorreo', 'intentarCorreo']);
-      expect(g.llamadas.map((l) => l.args)).toEqual([[entradaDe(h)], [entradaDe(h)]]);
-    });
-    expect(g.resumen()).toEqual(['pdfParaCorreo 1', 'intentarCorreo 1']);
-    expect(g.llamadas.every((l) => !l.local)).toBe(true);
-  });
+  it.concurrent(
+    'finds the PDF, sends, and returns enviado: two local activities, nothing scheduled on the server',
+    async () => {
+      const g = guion();
+      const actividades = {
+        pdfParaCorreo: g.actividad<'listo'>('pdfParaCorreo', ['listo']),
+        intentarCorreo: g.actividad<EstadoCorreo>('intentarCorreo', ['enviado']),
+        generarPdf: g.actividad<void>('generarPdf', [undefined]),
+        abandonarCorreo: g.actividad<EstadoCorreo>('abandonarCorreo', ['fallido']),
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const h = await iniciarCorreo(flujos.client, cola);
+        expect(await h.result()).toBe('enviado');
+        expect(await politicas(h)).toEqual([]);
+        expect(g.llamadas.map((l) => l.args)).toEqual([[entradaDe(h)], [entradaDe(h)]]);
+      });
+      expect(g.resumen()).toEqual(['pdfParaCorreo 1', 'intentarCorreo 1']);
+      expect(g.llamadas.every((l) => l.local)).toBe(true);
+    },
+  );
 
   it.concurrent.each(['enviado', 'fallido'] as const)(
     'returns %s without sending when the email already ended',
@@ -103,7 +106,7 @@ describe('enviarCorreo', () => {
   );
 
   it.concurrent(
-    'renders the PDF itself, on the PDF queue, once its waits (6 attempts, 1 s to 8 s apart) are spent, then sends',
+    'renders the PDF itself, on the PDF queue, once its waits (a local look, then 5 attempts 1 s to 8 s apart) are spent, then sends',
     async () => {
       const g = guion();
       const primerIntento = aviso();
@@ -112,8 +115,9 @@ describe('enviarCorreo', () => {
       const generarPdf = g.actividad<void>('generarPdf', [undefined]);
       const actividades = {
         async pdfParaCorreo(e: EntradaCorreo) {
-          // The first attempt holds until the test shortened the waits that follow it.
-          if (Context.current().info.attempt === 1) {
+          // The server's first attempt holds until the test shortened the waits that follow it.
+          const { attempt, isLocal } = Context.current().info;
+          if (attempt === 1 && !isLocal) {
             primerIntento.resolver();
             await acortado.promesa;
           }
@@ -133,7 +137,7 @@ describe('enviarCorreo', () => {
           expect(await politicas(h)).toEqual([
             expect.objectContaining({
               actividad: 'pdfParaCorreo',
-              intentos: 6,
+              intentos: 5,
               coeficiente: 2,
               inicialMs: 1000,
               maximoMs: 8000,
@@ -145,7 +149,6 @@ describe('enviarCorreo', () => {
           expect((await politicas(h)).map(({ actividad, cola }) => `${actividad} ${cola}`)).toEqual([
             `pdfParaCorreo ${cola}`,
             `generarPdf ${colaPdf(cola)}`,
-            `intentarCorreo ${cola}`,
           ]);
           const render = g.llamadas.find((l) => l.actividad === 'generarPdf')!;
           expect(render.cola).toBe(colaPdf(cola));
@@ -153,11 +156,13 @@ describe('enviarCorreo', () => {
         },
         { pdf: { generarPdf } },
       );
+      // The local look, then the server's five; the send goes local again.
       expect(g.resumen()).toEqual([
-        ...[1, 2, 3, 4, 5, 6].map((n) => `pdfParaCorreo ${n}`),
+        ...[1, 1, 2, 3, 4, 5].map((n) => `pdfParaCorreo ${n}`),
         'generarPdf 1',
         'intentarCorreo 1',
       ]);
+      expect(g.llamadas.map((l) => l.local)).toEqual([true, false, false, false, false, false, false, true]);
     },
   );
 
@@ -178,8 +183,10 @@ describe('enviarCorreo', () => {
       await flujos.conWorker(actividades, async (cola) => {
         const h = await iniciarCorreo(flujos.client, cola, { maximoEntreIntentosS: 1 });
         expect(await h.result()).toBe('enviado');
-        // One activity on the server for the four attempts; its limits are the workflow's, not the activity's.
-        expect((await politicas(h))[1]).toMatchObject({
+        // The local first attempt, then one activity on the server for the other three; its limits are the
+        // workflow's, not the activity's.
+        expect(await politicas(h)).toHaveLength(1);
+        expect((await politicas(h))[0]).toMatchObject({
           actividad: 'intentarCorreo',
           inicialMs: 1000,
           maximoMs: 1000,
@@ -192,9 +199,9 @@ describe('enviarCorreo', () => {
       expect(g.resumen()).toEqual([
         'pdfParaCorreo 1',
         'intentarCorreo 1',
+        'intentarCorreo 1',
         'intentarCorreo 2',
         'intentarCorreo 3',
-        'intentarCorreo 4',
       ]);
     },
   );
@@ -211,7 +218,7 @@ describe('enviarCorreo', () => {
       await flujos.conWorker(actividades, async (cola) => {
         const h = await iniciarCorreo(flujos.client, cola, { maximoEntreIntentosS: 1, plazoS: 3 });
         expect(await h.result()).toBe('fallido');
-        expect((await politicas(h))[1]).toMatchObject({ actividad: 'intentarCorreo', plazoMs: 3000 });
+        expect((await politicas(h))[0]).toMatchObject({ actividad: 'intentarCorreo', plazoMs: 3000 });
         const abandono = g.llamadas.filter((l) => l.actividad === 'abandonarCorreo');
         expect(abandono).toEqual([
           expect.objectContaining({

@@ -24,35 +24,32 @@ const enviado = async (): Promise<EstadoCorreo> => 'enviado';
 describe('historias de enviarCorreo', () => {
   it('replays the recorded first version: sent, sent after its own render, given up', async () => {
     const v1 = leerHistoria('correo-v1.json');
-    expect([v1.tipo, v1.programadas, v1.conMarcadores, v1.parches]).toEqual([
-      'enviarCorreo',
-      ['pdfParaCorreo', 'intentarCorreo'],
-      false,
-      [],
-    ]);
+    // Both steps local: markers, nothing scheduled on the server.
+    expect([v1.tipo, v1.programadas, v1.conMarcadores, v1.parches]).toEqual(['enviarCorreo', [], true, []]);
+    expect(contar(v1.historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(2);
     await expect(repetirHistoria(v1.historia, 'correo:historia-v1')).resolves.toBeUndefined();
 
     const pdf = leerHistoria('correo-v1-pdf.json');
-    expect(pdf.programadas).toEqual(['pdfParaCorreo', 'generarPdf', 'intentarCorreo']);
+    expect(pdf.programadas).toEqual(['pdfParaCorreo', 'generarPdf']);
     expect(colas(pdf.historia)[1]).toMatch(/-pdf$/);
     await expect(repetirHistoria(pdf.historia, 'correo:historia-v1-pdf')).resolves.toBeUndefined();
 
-    // abandonarCorreo is local: a marker, not a scheduled activity.
+    // The local look and first send, and abandonarCorreo: markers; the retried send, a scheduled activity.
     const plazo = leerHistoria('correo-v1-plazo.json');
     expect([plazo.programadas, contar(plazo.historia, EventType.EVENT_TYPE_MARKER_RECORDED)]).toEqual([
-      ['pdfParaCorreo', 'intentarCorreo'],
-      1,
+      ['intentarCorreo'],
+      3,
     ]);
     await expect(repetirHistoria(plazo.historia, 'correo:historia-v1-plazo')).resolves.toBeUndefined();
   });
 
-  it('an email of the current code sent at once: two activities, no marker; replays', async () => {
+  it('an email of the current code sent at once: two local activities, nothing scheduled; replays', async () => {
     await flujos.conWorker({ pdfParaCorreo: async () => 'listo', intentarCorreo: enviado }, async (cola) => {
       const h = await iniciarCorreo(flujos.client, cola);
       expect(await h.result()).toBe('enviado');
       const historia = await h.fetchHistory();
-      expect(programadas(historia)).toEqual(['pdfParaCorreo', 'intentarCorreo']);
-      expect(contar(historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(0);
+      expect(programadas(historia)).toEqual([]);
+      expect(contar(historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(2);
       await expect(repetirHistoria(historia, h.workflowId)).resolves.toBeUndefined();
       grabarSiSePide(historia, 'correo-v1.json');
     });
@@ -63,7 +60,8 @@ describe('historias de enviarCorreo', () => {
     const acortado = aviso();
     const actividades = {
       async pdfParaCorreo(): Promise<'listo'> {
-        if (Context.current().info.attempt === 1) {
+        const { attempt, isLocal } = Context.current().info;
+        if (attempt === 1 && !isLocal) {
           primerIntento.resolver();
           await acortado.promesa;
         }
@@ -80,8 +78,8 @@ describe('historias de enviarCorreo', () => {
         acortado.resolver();
         expect(await h.result()).toBe('enviado');
         const historia = await h.fetchHistory();
-        expect(programadas(historia)).toEqual(['pdfParaCorreo', 'generarPdf', 'intentarCorreo']);
-        expect(colas(historia)).toEqual([cola, colaPdf(cola), cola]);
+        expect(programadas(historia)).toEqual(['pdfParaCorreo', 'generarPdf']);
+        expect(colas(historia)).toEqual([cola, colaPdf(cola)]);
         await expect(repetirHistoria(historia, h.workflowId)).resolves.toBeUndefined();
         grabarSiSePide(historia, 'correo-v1-pdf.json');
       },
@@ -102,8 +100,8 @@ describe('historias de enviarCorreo', () => {
       const h = await iniciarCorreo(flujos.client, cola, { maximoEntreIntentosS: 1, plazoS: 1 });
       expect(await h.result()).toBe('fallido');
       const historia = await h.fetchHistory();
-      expect(programadas(historia)).toEqual(['pdfParaCorreo', 'intentarCorreo']);
-      expect(contar(historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(1);
+      expect(programadas(historia)).toEqual(['intentarCorreo']);
+      expect(contar(historia, EventType.EVENT_TYPE_MARKER_RECORDED)).toBe(3);
       await expect(repetirHistoria(historia, h.workflowId)).resolves.toBeUndefined();
       grabarSiSePide(historia, 'correo-v1-plazo.json');
     });
