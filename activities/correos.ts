@@ -52,8 +52,9 @@ function datosMensaje(m: MaterialesCorreo): DatosMensaje {
     folio: e.folio ?? null,
     uuid: f.uuid!,
     fechaTimbrado: f.fecha_timbrado,
-    total: f.documento.importes.total,
-    moneda: f.tipo === 'pago' ? 'MXN' : e.moneda,
+    // A payment CFDI's own total is 0 XXX: what it tells is the amount paid, always in pesos (MontoTotalPagos).
+    total: f.documento.pago?.complemento.totales.monto_total_pagos ?? f.documento.importes.total,
+    moneda: f.documento.pago ? 'MXN' : e.moneda,
     motivoCancelacion: f.estado === 'cancelada' ? (f.cancelacion?.motivo ?? null) : null,
     xml: f.xml_timbrado!,
     pdf: f.pdf,

@@ -227,6 +227,8 @@ export const VARIABLES = {
     esquema: z
       .string()
       .refine((v) => /^smtps?:\/\/[^/\s]+/.test(v), 'debe ser smtp://host:puerto o smtps://host:puerto')
+      // A password in the URL would reach every log that prints the setting: it goes in SMTP_CONTRASENA.
+      .refine((v) => !/^smtps?:\/\/[^/@]*@/.test(v), 'sin usuario ni contraseña: use SMTP_USUARIO y SMTP_CONTRASENA')
       .default('smtp://127.0.0.1:1025'),
     defecto: 'smtp://127.0.0.1:1025',
   },

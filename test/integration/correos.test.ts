@@ -140,6 +140,8 @@ describe('correos de facturas (Mailpit)', () => {
     expect(correo).toMatchObject({ motivo: 'timbrado', estado: 'enviado', destinatarios: [CLIENTE] });
     const m = await mailpit.mensaje((await mensajeDe(correo!)).ID);
     expect(m.Subject).toMatch(/^Comprobante de pago .+ de ESCUELA KEMPER URGATE$/);
+    // The payment CFDI's own total is 0 XXX: the message tells the amount paid.
+    expect(m.Text).toContain('por 100.00 MXN');
     expect(m.Attachments.map((a) => a.ContentType)).toEqual(['application/xml', 'application/pdf']);
     const xml = await mailpit.adjunto(m.ID, m.Attachments[0]!.PartID);
     expect(xml.equals((await c.http.binario(`/v1/facturas/${cfdi}/xml`)).body)).toBe(true);

@@ -71,6 +71,26 @@ describe('configuración', () => {
       expect(() => cargarConfig({ PROXIES_CONFIABLES: malo })).toThrow(/PROXIES_CONFIABLES/);
   });
 
+  it('correo: Mailpit de make up por omisión; SMTP_URL sin credenciales (van en SMTP_USUARIO y SMTP_CONTRASENA)', () => {
+    expect(cargarConfig({}).correo).toEqual({
+      smtpUrl: 'smtp://127.0.0.1:1025',
+      usuario: undefined,
+      contrasena: undefined,
+      remitente: 'facturas@cfdi-api.localhost',
+      esperaMaximaS: 600,
+      plazoS: 259_200,
+    });
+    const c = cargarConfig({
+      SMTP_URL: 'smtps://smtp.ejemplo.mx:465',
+      SMTP_USUARIO: 'u',
+      SMTP_CONTRASENA: 'p',
+    });
+    expect(c.correo).toMatchObject({ smtpUrl: 'smtps://smtp.ejemplo.mx:465', usuario: 'u', contrasena: 'p' });
+    for (const malo of ['smtps://u:p@smtp.ejemplo.mx:465', 'http://smtp.ejemplo.mx', 'smtp.ejemplo.mx:25'])
+      expect(() => cargarConfig({ SMTP_URL: malo })).toThrow(/SMTP_URL/);
+    expect(() => cargarConfig({ CORREO_REMITENTE: 'no-es-correo' })).toThrow(/CORREO_REMITENTE/);
+  });
+
   it('documenta cada variable y ningún secreto tiene valor por defecto', () => {
     for (const [nombre, v] of Object.entries(VARIABLES)) {
       expect(v.descripcion.length).toBeGreaterThan(10);

@@ -375,9 +375,18 @@ describe('docker-compose.yml de producción', () => {
     expect(mailpit.ports).toEqual(['127.0.0.1:8025:8025']);
     for (const n of ['worker', 'worker-pdf'] as const)
       expect(pila.entorno[n].SMTP_URL).toBe('smtp://mailpit:1025');
-    const real = cargarPila({ ...REQUERIDAS, SMTP_URL: 'smtps://envios:Clave1@smtp.ejemplo.mx:465' });
+    const real = cargarPila({
+      ...REQUERIDAS,
+      SMTP_URL: 'smtps://smtp.ejemplo.mx:465',
+      SMTP_USUARIO: 'envios',
+      SMTP_CONTRASENA: 'Clave1',
+    });
     for (const n of ['worker', 'worker-pdf'] as const)
-      expect(real.entorno[n].SMTP_URL).toBe('smtps://envios:Clave1@smtp.ejemplo.mx:465');
+      expect(real.entorno[n]).toMatchObject({
+        SMTP_URL: 'smtps://smtp.ejemplo.mx:465',
+        SMTP_USUARIO: 'envios',
+        SMTP_CONTRASENA: 'Clave1',
+      });
   });
 
   it('DATABASE_URL apunta a la base y al usuario que crea el servicio mysql', () => {
