@@ -21,7 +21,8 @@ export interface DepsCorreos {
   correos: RepositorioCorreos;
   eventos: Pick<RepositorioEventos, 'registrar'>;
   transacciones: Transacciones;
-  correo: PuertoCorreo;
+  /** The SMTP server of each mode: test mode's may be a sink (`SMTP_URL_TEST`), so no test invoice reaches a person. */
+  correoPara(modo: Modo): PuertoCorreo;
   /** The From address (`CORREO_REMITENTE`); the display name is the issuer's. */
   remitente: string;
   ahora?: () => Date;
@@ -130,7 +131,7 @@ export function crearActividadesCorreos(d: DepsCorreos) {
       const mensaje = armarMensaje(datosMensaje(m), d.remitente);
       let r;
       try {
-        r = await d.correo.enviar(mensaje);
+        r = await d.correoPara(e.modo).enviar(mensaje);
       } catch (err) {
         if (!(err instanceof ErrorCorreoTransitorio)) throw err;
         await d.correos.anotarIntento(alcanceSistema(e), e.correoId, {

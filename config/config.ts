@@ -228,9 +228,23 @@ export const VARIABLES = {
       .string()
       .refine((v) => /^smtps?:\/\/[^/\s]+/.test(v), 'debe ser smtp://host:puerto o smtps://host:puerto')
       // A password in the URL would reach every log that prints the setting: it goes in SMTP_CONTRASENA.
-      .refine((v) => !/^smtps?:\/\/[^/@]*@/.test(v), 'sin usuario ni contraseña: use SMTP_USUARIO y SMTP_CONTRASENA')
+      .refine(
+        (v) => !/^smtps?:\/\/[^/@]*@/.test(v),
+        'sin usuario ni contraseña: use SMTP_USUARIO y SMTP_CONTRASENA',
+      )
       .default('smtp://127.0.0.1:1025'),
     defecto: 'smtp://127.0.0.1:1025',
+  },
+  SMTP_URL_TEST: {
+    descripcion:
+      'Servidor SMTP de los correos del modo test, si es otro (un buzón de pruebas como Mailpit): así ninguna factura de prueba llega a una persona. Vacío = SMTP_URL. Sin usuario ni contraseña.',
+    esquema: z
+      .string()
+      .refine(
+        (v) => /^smtps?:\/\/[^/@\s]+/.test(v),
+        'debe ser smtp://host:puerto o smtps://host:puerto, sin credenciales',
+      )
+      .optional(),
   },
   SMTP_USUARIO: {
     descripcion: 'Usuario del servidor SMTP (vacío: sin autenticación).',
@@ -380,6 +394,8 @@ export interface Config {
   webhooksLocalesEnTest: boolean;
   correo: {
     smtpUrl: string;
+    /** Test mode's server when it is another (a sink); absent: `smtpUrl`. */
+    smtpUrlTest?: string;
     usuario?: string;
     contrasena?: string;
     remitente: string;
@@ -455,6 +471,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     webhooksLocalesEnTest: e.WEBHOOKS_LOCALES_EN_TEST === 'true',
     correo: {
       smtpUrl: e.SMTP_URL,
+      smtpUrlTest: e.SMTP_URL_TEST,
       usuario: e.SMTP_USUARIO,
       contrasena: e.SMTP_CONTRASENA,
       remitente: e.CORREO_REMITENTE,

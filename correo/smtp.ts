@@ -85,3 +85,18 @@ export function crearCorreoSmtp(o: {
     cerrar: () => transporte.close(),
   };
 }
+
+/**
+ * The worker's SMTP servers: live mode's, and test mode's when `SMTP_URL_TEST` names another (a sink such as
+ * Mailpit, so a test invoice never reaches a person); one pool when they are the same server.
+ */
+export function crearCorreosPorModo(c: {
+  smtpUrl: string;
+  smtpUrlTest?: string;
+  usuario?: string;
+  contrasena?: string;
+}): (modo: 'test' | 'live') => ReturnType<typeof crearCorreoSmtp> {
+  const live = crearCorreoSmtp({ url: c.smtpUrl, usuario: c.usuario, contrasena: c.contrasena });
+  const test = c.smtpUrlTest && c.smtpUrlTest !== c.smtpUrl ? crearCorreoSmtp({ url: c.smtpUrlTest }) : live;
+  return (modo) => (modo === 'test' ? test : live);
+}

@@ -41,8 +41,8 @@ export function crearDepsActividades(o: {
   webhooksLocalesEnTest: boolean;
   /** The Temporal runtime's metric meter: our metrics leave through the SDK's Prometheus endpoint. */
   metricas: MetricMeter;
-  /** The SMTP server the receivers' emails go through, and their From address. */
-  correo: PuertoCorreo;
+  /** The SMTP server the receivers' emails of each mode go through, and their From address. */
+  correoPara(modo: Modo): PuertoCorreo;
   remitente: string;
 }): DepsActividades {
   const renderizador = new RenderizadorPdf(o.navegador);

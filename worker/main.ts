@@ -9,7 +9,7 @@ import {
   type Worker,
 } from '@temporalio/worker';
 import { cargarConfig, cargarConfigSinSecretos, reintentosCorreo } from '../config/config';
-import { crearCorreoSmtp } from '../correo/smtp';
+import { crearCorreosPorModo } from '../correo/smtp';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
 import { crearKnex } from '../db/conexion';
 import { crearPacPara } from '../pac/fabrica';
@@ -79,11 +79,7 @@ async function main() {
       logger,
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
       metricas: Runtime.instance().metricMeter,
-      correo: crearCorreoSmtp({
-        url: config.correo.smtpUrl,
-        usuario: config.correo.usuario,
-        contrasena: config.correo.contrasena,
-      }),
+      correoPara: crearCorreosPorModo(config.correo),
       remitente: config.correo.remitente,
     }),
     // One bundle for both queues' workers: WORKER_BUNDLE's, built beforehand from this same code, or built here

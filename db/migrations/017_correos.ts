@@ -28,6 +28,7 @@ export async function up(knex: Knex): Promise<void> {
     t.timestamp('enviado_en', { precision: 3 }).nullable();
     t.timestamp('creado_en', { precision: 3 }).notNullable().defaultTo(knex.fn.now(3));
     t.timestamp('actualizado_en', { precision: 3 }).notNullable().defaultTo(knex.fn.now(3));
+    t.index(['cuenta_id', 'modo', 'id']);
     t.index(['cuenta_id', 'modo', 'factura_id', 'id']);
     t.index(['cuenta_id', 'modo', 'estado', 'id']);
     t.index(['estado', 'intentos', 'creado_en']);

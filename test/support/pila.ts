@@ -199,7 +199,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         logger,
         webhooksLocalesEnTest: true,
         metricas: Runtime.instance().metricMeter,
-        correo: smtp,
+        correoPara: () => smtp,
         remitente: config.correo.remitente,
       }),
       workflowBundle: { codePath: process.env.TEST_WORKFLOW_BUNDLE! },

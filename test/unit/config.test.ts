@@ -74,6 +74,7 @@ describe('configuración', () => {
   it('correo: Mailpit de make up por omisión; SMTP_URL sin credenciales (van en SMTP_USUARIO y SMTP_CONTRASENA)', () => {
     expect(cargarConfig({}).correo).toEqual({
       smtpUrl: 'smtp://127.0.0.1:1025',
+      smtpUrlTest: undefined,
       usuario: undefined,
       contrasena: undefined,
       remitente: 'facturas@cfdi-api.localhost',

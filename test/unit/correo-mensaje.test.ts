@@ -1,6 +1,6 @@
 import { armarMensaje, importe, nombreArchivo, type DatosMensaje } from '../../correo/mensaje';
 import { ErrorCorreoTransitorio } from '../../correo/puerto';
-import { clasificarFallaSmtp } from '../../correo/smtp';
+import { clasificarFallaSmtp, crearCorreosPorModo } from '../../correo/smtp';
 import { destinatariosAutomaticos, motivoDelEvento, sinRepetir } from '../../dominio/correo';
 
 const DATOS: DatosMensaje = {
@@ -123,6 +123,16 @@ describe('clasificarFallaSmtp (las respuestas que da un servidor real, Mailpit)'
     ).toMatchObject({
       codigo: 'smtp_configuracion',
     });
+  });
+});
+
+describe('crearCorreosPorModo', () => {
+  it('el modo test por su propio servidor solo si SMTP_URL_TEST nombra otro', () => {
+    const uno = crearCorreosPorModo({ smtpUrl: 'smtp://127.0.0.1:9' });
+    expect(uno('test')).toBe(uno('live'));
+    const dos = crearCorreosPorModo({ smtpUrl: 'smtp://127.0.0.1:9', smtpUrlTest: 'smtp://127.0.0.1:10' });
+    expect(dos('test')).not.toBe(dos('live'));
+    for (const cerrar of [dos('test'), dos('live'), uno('live')]) cerrar.cerrar();
   });
 });
 

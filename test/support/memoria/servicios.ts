@@ -214,7 +214,7 @@ export async function crearEntornoActividades() {
     webhooks: s.m.webhooks,
     despachador: s.m.despachador,
     correos: s.m.correos,
-    correo,
+    correoPara: () => correo,
     remitente: 'facturas@cfdi.example.mx',
     esperaPdfMs: 1,
     reanudador: crearReanudador({
