@@ -1,4 +1,9 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowStartOptions,
+} from '@temporalio/client';
+import type { Workflow } from '@temporalio/common';
 import type { Knex } from 'knex';
 import type { DespachadorEventos } from '../activities/entregas';
 import {
@@ -57,21 +62,18 @@ export function crearDespachadorTemporal(
   // quickly and the first deliveries wait for the whole burst.
   const turno = limitador(32);
 
-  async function iniciarUna(e: EntregaPorIniciar, ev: { tipo: string; datos: Record<string, unknown> }) {
+  /** Starts a workflow by its business key; one already started (or ended) refuses the start, as it should. */
+  async function iniciarUnaVez<W extends Workflow>(
+    tipo: NombreFlujo<W>,
+    opciones: Omit<WorkflowStartOptions<W>, 'taskQueue' | 'workflowIdReusePolicy'>,
+  ) {
     await turno.entrar();
     try {
-      const tipo: NombreFlujo<typeof entregarEvento> = 'entregarEvento';
-      await o.cliente.workflow.start<typeof entregarEvento>(tipo, {
-        workflowId: idEntrega(e),
+      await o.cliente.workflow.start<W>(tipo, {
+        ...opciones,
         taskQueue: o.taskQueue,
-        args: [{ entregaId: e.id, cuentaId: e.cuenta_id, modo: e.modo, programaS: o.programaS }],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: `Entrega de ${ev.tipo} ${e.evento_id} al webhook ${e.webhook_id}`,
-        typedSearchAttributes: atributosEntrega(
-          { cuentaId: e.cuenta_id, modo: e.modo },
-          { eventoId: e.evento_id, webhookId: e.webhook_id, tipo: ev.tipo, datos: ev.datos },
-        ),
-      });
+      } as WorkflowStartOptions<W>);
     } catch (err) {
       if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     } finally {
@@ -79,36 +81,36 @@ export function crearDespachadorTemporal(
     }
   }
 
-  async function iniciarCorreo(c: CorreoPorIniciar) {
-    await turno.entrar();
-    try {
-      const tipo: NombreFlujo<typeof enviarCorreo> = 'enviarCorreo';
-      await o.cliente.workflow.start<typeof enviarCorreo>(tipo, {
-        workflowId: idCorreo(c),
-        taskQueue: o.taskQueue,
-        args: [
-          {
-            correoId: c.id,
-            facturaId: c.factura_id,
-            cuentaId: c.cuenta_id,
-            modo: c.modo,
-            maximoEntreIntentosS: o.correo?.maximoEntreIntentosS,
-            plazoS: o.correo?.plazoS,
-          },
-        ],
-        workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        staticSummary: `Correo ${c.id} de la factura ${c.factura_id}`,
-        typedSearchAttributes: atributosCorreo(
-          { cuentaId: c.cuenta_id, modo: c.modo },
-          { facturaId: c.factura_id, organizacionId: c.organizacion_id },
-        ),
-      });
-    } catch (err) {
-      if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-    } finally {
-      turno.salir();
-    }
-  }
+  const iniciarUna = (e: EntregaPorIniciar, ev: { tipo: string; datos: Record<string, unknown> }) =>
+    iniciarUnaVez<typeof entregarEvento>('entregarEvento', {
+      workflowId: idEntrega(e),
+      args: [{ entregaId: e.id, cuentaId: e.cuenta_id, modo: e.modo, programaS: o.programaS }],
+      staticSummary: `Entrega de ${ev.tipo} ${e.evento_id} al webhook ${e.webhook_id}`,
+      typedSearchAttributes: atributosEntrega(
+        { cuentaId: e.cuenta_id, modo: e.modo },
+        { eventoId: e.evento_id, webhookId: e.webhook_id, tipo: ev.tipo, datos: ev.datos },
+      ),
+    });
+
+  const iniciarCorreo = (c: CorreoPorIniciar) =>
+    iniciarUnaVez<typeof enviarCorreo>('enviarCorreo', {
+      workflowId: idCorreo(c),
+      args: [
+        {
+          correoId: c.id,
+          facturaId: c.factura_id,
+          cuentaId: c.cuenta_id,
+          modo: c.modo,
+          maximoEntreIntentosS: o.correo?.maximoEntreIntentosS,
+          plazoS: o.correo?.plazoS,
+        },
+      ],
+      staticSummary: `Correo ${c.id} de la factura ${c.factura_id}`,
+      typedSearchAttributes: atributosCorreo(
+        { cuentaId: c.cuenta_id, modo: c.modo },
+        { facturaId: c.factura_id, organizacionId: c.organizacion_id },
+      ),
+    });
 
   async function iniciarTodas(entregas: EntregaPorIniciar[]) {
     for (const e of entregas) {
