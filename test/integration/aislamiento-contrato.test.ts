@@ -146,6 +146,12 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     webhooks: async (d) => ({ test: await webhook(d) }),
     eventos: async (d) => ({ test: (await entrega(d)).evt }),
     entregas: async (d) => ({ test: (await entrega(d)).ent }),
+    correos: async (d) => {
+      const f = creado(await d.http.test.post('/v1/facturas', facturaNueva(dTest(d))));
+      const r = await d.http.test.post(`/v1/facturas/${f}/correo`, { destinatarios: ['duenio@ejemplo.mx'] });
+      expect(r.status).toBe(202);
+      return { test: r.body.id as string };
+    },
     llaves_api: async (d, p) => {
       // A live key of its own: if a test key could revoke it, the owner's working live key survives.
       await llaveLiveDirecta(p.db, d.cuentaId);
@@ -170,6 +176,7 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     actualizarCertificado: () => ({ activo: false }),
     actualizarWebhook: () => ({ activo: false }),
     rotarSecretoWebhook: () => ({}),
+    enviarCorreoFactura: () => ({ destinatarios: ['intruso@ejemplo.mx'] }),
     reenviarEvento: async (d) => ({ evento: (await d.http.test.get('/v1/eventos')).body.datos[0].id }),
   };
 
@@ -191,6 +198,9 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     }
     if (recurso === 'entregas')
       return { id: r.body.id, estado: r.body.estado, intentos: r.body.intentos.length };
+    // Its attempts go on meanwhile (this stack's SMTP server is a closed port): what an intruder could change.
+    if (recurso === 'correos')
+      return { id: r.body.id, factura: r.body.factura, destinatarios: r.body.destinatarios };
     return r.body;
   }
 

@@ -195,7 +195,7 @@ const VALIDACION: CasoValidacion[] = [
     'POST',
     '/v1/webhooks',
     { cuerpo: { url: 'https://a.mx', eventos_suscritos: ['pago.creado', 'otro'] } },
-    'El campo eventos_suscritos[1] debe ser uno de estos valores: factura.creada, factura.timbrada, factura.timbrado_fallido, factura.cancelada, factura.cancelacion_fallida, pago.creado, certificado.por_vencer, certificado.vencido.',
+    'El campo eventos_suscritos[1] debe ser uno de estos valores: factura.creada, factura.timbrada, factura.timbrado_fallido, factura.cancelada, factura.cancelacion_fallida, pago.creado, certificado.por_vencer, certificado.vencido, correo.enviado, correo.fallido.',
     'eventos_suscritos[1]',
   ],
   [
