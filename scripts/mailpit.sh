@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Provides Mailpit v1.33.1 (local SMTP server that keeps every message, with a web UI and a REST API). Built once
-# into Go's own bin folder, outside the clone, so every fresh clone and CI run reuses it.
+# into a folder of its own in the user's cache, outside the clone, so every fresh clone and CI run reuses it (not
+# Go's bin folder, where a `go install` of the same module would replace it with a binary without its UI).
 #   scripts/mailpit.sh --ruta   prints where the binary lives (or will live)
 #   scripts/mailpit.sh          ensures it is there, building it if needed, then prints the path
 #
@@ -16,7 +17,7 @@ cd "$(dirname "$0")/.."
 VERSION=v1.33.1
 MODULO=github.com/axllent/mailpit
 
-BIN=${MAILPIT_BIN:-$(carpeta_bin_go)/mailpit}
+BIN=${MAILPIT_BIN:-${XDG_CACHE_HOME:-$HOME/.cache}/cfdi/mailpit-$VERSION/mailpit}
 if [ "${1:-}" = "--ruta" ]; then
   echo "$BIN"
   exit 0
@@ -24,7 +25,7 @@ fi
 
 # What a build of ours is: the version and the UI's lockfile. A binary without this stamp (or from `go install`)
 # is rebuilt.
-SELLO="$(dirname "$BIN")/.$(basename "$BIN").cfdi"
+SELLO="$BIN.sello"
 esperado="$VERSION $(sha256sum deploy/mailpit/package-lock.json | cut -c1-16)"
 if [ -x "$BIN" ] && { [ -n "${MAILPIT_BIN:-}" ] || [ "$(cat "$SELLO" 2>/dev/null)" = "$esperado" ]; }; then
   ok "Mailpit $VERSION: $BIN"
