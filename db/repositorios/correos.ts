@@ -143,20 +143,19 @@ export function crearRepositorioCorreos(db: Knex) {
         correoCliente: f.correo_cliente,
       });
       if (!destinatarios.length) return [];
-      {
-        await db('correos')
-          .insert({
-            id: nuevoId('cor'),
-            ...columnasAlcance(a),
-            factura_id: facturaId,
-            evento_id: ev.id,
-            motivo,
-            destinatarios: JSON.stringify(destinatarios),
-            estado: 'pendiente',
-          })
-          .onConflict()
-          .ignore();
-      }
+      // INSERT … IGNORE: the event's email is made once, however often the outbox runs.
+      await db('correos')
+        .insert({
+          id: nuevoId('cor'),
+          ...columnasAlcance(a),
+          factura_id: facturaId,
+          evento_id: ev.id,
+          motivo,
+          destinatarios: JSON.stringify(destinatarios),
+          estado: 'pendiente',
+        })
+        .onConflict()
+        .ignore();
       return porIniciar(db).where({ 'correos.evento_id': ev.id, 'correos.estado': 'pendiente' });
     },
 
