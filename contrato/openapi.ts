@@ -5392,7 +5392,7 @@ export interface operations {
           'RateLimit-Limit': components['headers']['RateLimit-Limit'];
           'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
           'RateLimit-Reset': components['headers']['RateLimit-Reset'];
-          /** @description `inline; filename="<uuid>.xml"`. */
+          /** @description `inline; filename="<id>.xml"`, as the PDF. */
           'Content-Disposition'?: string;
           [name: string]: unknown;
         };

@@ -53,7 +53,10 @@ export function rutasFacturas(
   r.get('/v1/facturas/:id/xml', async (req, res) => {
     // Read before the type is set: an error must go out as JSON. Sent as a Buffer so nothing re-encodes it.
     const xml = await facturas.xml(alcanceDe(req), req.params.id);
-    res.type('application/xml').send(Buffer.from(xml, 'utf8'));
+    res
+      .type('application/xml')
+      .set('Content-Disposition', `inline; filename="${req.params.id}.xml"`)
+      .send(Buffer.from(xml, 'utf8'));
   });
   r.get('/v1/facturas/:id/pdf', async (req, res) => {
     const pdf = await facturas.pdf(alcanceDe(req), req.params.id);

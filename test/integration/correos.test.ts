@@ -85,7 +85,9 @@ describe('correos de facturas (Mailpit)', () => {
       [`${sf}_${f.uuid}.pdf`, 'application/pdf'],
     ]);
     const xml = await mailpit.adjunto(m.ID, m.Attachments[0]!.PartID);
-    expect(xml.equals((await c.http.binario(`/v1/facturas/${f.id}/xml`)).body)).toBe(true);
+    const api = await c.http.binario(`/v1/facturas/${f.id}/xml`);
+    expect(xml.equals(api.body)).toBe(true);
+    expect(api.headers.get('content-disposition')).toBe(`inline; filename="${f.id}.xml"`);
     const pdf = await mailpit.adjunto(m.ID, m.Attachments[1]!.PartID);
     expect(pdf.equals((await c.http.binario(`/v1/facturas/${f.id}/pdf`)).body)).toBe(true);
 
