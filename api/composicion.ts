@@ -119,7 +119,6 @@ export function crearServicios(deps: {
     correos: crearServicioCorreos({
       correos,
       facturas: facturasRepo,
-      clientes: clientesRepo,
       transacciones,
       iniciador: despachador,
     }),

@@ -22,10 +22,33 @@ export interface DatosMensaje {
   acuse: string | null;
 }
 
-const DOCUMENTO: Record<DatosMensaje['tipo'], { nombre: string; articulo: string }> = {
-  ingreso: { nombre: 'factura', articulo: 'la' },
-  egreso: { nombre: 'nota de crédito', articulo: 'la' },
-  pago: { nombre: 'comprobante de pago', articulo: 'el' },
+// Each document's gender decides its article, "de" + article and the adjective: "la factura … cancelada",
+// "del comprobante de pago … cancelado".
+const DOCUMENTO: Record<
+  DatosMensaje['tipo'],
+  { nombre: string; articulo: string; deArticulo: string; cancelado: string; importe: string }
+> = {
+  ingreso: {
+    nombre: 'factura',
+    articulo: 'la',
+    deArticulo: 'de la',
+    cancelado: 'cancelada',
+    importe: 'Total',
+  },
+  egreso: {
+    nombre: 'nota de crédito',
+    articulo: 'la',
+    deArticulo: 'de la',
+    cancelado: 'cancelada',
+    importe: 'Total',
+  },
+  pago: {
+    nombre: 'comprobante de pago',
+    articulo: 'el',
+    deArticulo: 'del',
+    cancelado: 'cancelado',
+    importe: 'Monto pagado',
+  },
 };
 
 const MOTIVOS_CANCELACION: Record<string, string> = {
@@ -56,6 +79,12 @@ export function importe(total: string): string {
   return decimales === undefined ? conComas : `${conComas}.${decimales}`;
 }
 
+/** `2026-11-27T19:04:42` (the stamp's local time, as the TFD writes it) → `27/11/2026 19:04:42`. */
+export function fechaLegible(fecha: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}:\d{2}:\d{2})/.exec(fecha);
+  return m ? `${m[3]}/${m[2]}/${m[1]} ${m[4]}` : fecha;
+}
+
 const escapar = (s: string) =>
   s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
@@ -69,8 +98,8 @@ export function armarMensaje(d: DatosMensaje, remitente: string): MensajeCorreo 
   const cancelada = d.motivoCancelacion !== null;
   const soloCancelacion = d.motivo === 'cancelacion';
   const asunto = soloCancelacion
-    ? `Cancelación de ${doc.articulo} ${nombreDoc} de ${d.emisor.nombre}`
-    : `${mayuscula(nombreDoc)} de ${d.emisor.nombre}${cancelada ? ' (cancelada)' : ''}`;
+    ? `Cancelación ${doc.deArticulo} ${nombreDoc} de ${d.emisor.nombre}`
+    : `${mayuscula(nombreDoc)} de ${d.emisor.nombre}${cancelada ? ` (${doc.cancelado})` : ''}`;
 
   const entrada = soloCancelacion
     ? `${d.emisor.nombre} canceló ante el SAT ${doc.articulo} ${nombreDoc} por ${importe(d.total)} ${d.moneda}.`
@@ -80,8 +109,8 @@ export function armarMensaje(d: DatosMensaje, remitente: string): MensajeCorreo 
     ['Receptor', `${d.receptor.nombre} (${d.receptor.rfc})`],
     ['Serie y folio', sf || 'sin serie ni folio'],
     ['Folio fiscal (UUID)', d.uuid],
-    ...(d.fechaTimbrado ? [['Fecha de timbrado', d.fechaTimbrado] as [string, string]] : []),
-    ['Total', `$${importe(d.total)} ${d.moneda}`],
+    ...(d.fechaTimbrado ? [['Fecha de timbrado', fechaLegible(d.fechaTimbrado)] as [string, string]] : []),
+    [doc.importe, `$${importe(d.total)} ${d.moneda}`],
     ...(cancelada
       ? [
           [

@@ -36,11 +36,17 @@ export function sinRepetir(correos: (string | null | undefined)[]): string[] {
  * Who gets an invoice's automatic email: nobody when its organization turned automatic email off or the invoice
  * opted out; otherwise its client's address and the invoice's additional ones.
  */
-export function destinatariosAutomaticos(o: {
+export interface DestinatariosFactura {
   correoAutomatico: boolean;
   preferencias: PreferenciasCorreo | undefined;
   correoCliente: string | null;
-}): string[] {
+}
+
+/** Everyone an invoice's emails go to when nobody names the recipients: its client and its additional ones. */
+export const destinatariosPorOmision = (o: DestinatariosFactura) =>
+  sinRepetir([o.correoCliente, ...(o.preferencias?.adicionales ?? [])]).slice(0, MAXIMO_DESTINATARIOS);
+
+export function destinatariosAutomaticos(o: DestinatariosFactura): string[] {
   if (!o.correoAutomatico || o.preferencias?.enviar === false) return [];
-  return sinRepetir([o.correoCliente, ...(o.preferencias?.adicionales ?? [])]).slice(0, MAXIMO_DESTINATARIOS);
+  return destinatariosPorOmision(o);
 }

@@ -1,10 +1,9 @@
 import type { Esquema } from '../contrato';
 import type { CorreoPorIniciar, RepositorioCorreos } from '../db/repositorios/correos';
-import type { RepositorioClientes } from '../db/repositorios/clientes';
 import type { RepositorioFacturas } from '../db/repositorios/facturas';
 import type { Transacciones } from '../db/transacciones';
 import type { Alcance } from '../dominio/alcance';
-import { MAXIMO_DESTINATARIOS, sinRepetir, type EstadoCorreo } from '../dominio/correo';
+import { destinatariosPorOmision, sinRepetir, type EstadoCorreo } from '../dominio/correo';
 import { ErrorNegocio, noEncontrado } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
 import { dtoCorreo } from '../presentacion/correo';
@@ -17,7 +16,6 @@ export interface IniciadorCorreos {
 export function crearServicioCorreos(deps: {
   correos: RepositorioCorreos;
   facturas: Pick<RepositorioFacturas, 'obtener'>;
-  clientes: Pick<RepositorioClientes, 'obtener'>;
   transacciones: Transacciones;
   iniciador: IniciadorCorreos;
 }) {
@@ -38,23 +36,21 @@ export function crearServicioCorreos(deps: {
         throw new ErrorNegocio(
           'conflicto',
           'factura_no_timbrada',
-          `Solo se envía por correo una factura timbrada; la factura ${facturaId} está ${f.estado}.`,
+          `Solo se envía por correo una factura timbrada; la factura ${facturaId} está ${f.estado === 'borrador' ? 'en borrador' : f.estado}.`,
           'id',
         );
       }
-      let destinatarios = sinRepetir(cuerpo.destinatarios ?? []);
-      if (!cuerpo.destinatarios) {
-        const cliente = f.cliente_id ? await deps.clientes.obtener(a, f.cliente_id) : undefined;
-        destinatarios = sinRepetir([cliente?.correo, ...(f.documento.correo?.adicionales ?? [])]).slice(
-          0,
-          MAXIMO_DESTINATARIOS,
-        );
-      }
+      const propios = cuerpo.destinatarios ? undefined : await deps.correos.destinatarios(a, facturaId);
+      const destinatarios = cuerpo.destinatarios
+        ? sinRepetir(cuerpo.destinatarios)
+        : propios
+          ? destinatariosPorOmision(propios)
+          : [];
       if (!destinatarios.length) {
         throw new ErrorNegocio(
           'regla_de_negocio',
           'sin_destinatarios',
-          'La factura no tiene a quién enviarse: su cliente no tiene correo y la factura no tiene correos adicionales. Indique `destinatarios`.',
+          'La factura no tiene a quién enviarse: su cliente no tiene correo y la factura no tiene correos adicionales. Indique los destinatarios.',
           'destinatarios',
         );
       }

@@ -3,6 +3,8 @@ import type { Alcance, Modo } from '../../dominio/alcance';
 import {
   destinatariosAutomaticos,
   motivoDelEvento,
+  sinRepetir,
+  type DestinatariosFactura,
   type EstadoCorreo,
   type MotivoCorreo,
 } from '../../dominio/correo';
@@ -112,6 +114,43 @@ export function crearRepositorioCorreos(db: Knex) {
     return f && leer(f);
   }
 
+  /**
+   * Who an invoice's emails go to: its client's address (as it is now) and its additional ones, with its choice
+   * and its organization's switch. A payment CFDI has no choice of its own: it goes to its client and to the
+   * additional addresses of the invoices it paid (those that did not opt out), so whoever gets an invoice gets its
+   * payments.
+   */
+  async function destinatarios(
+    a: Pick<Alcance, 'cuentaId' | 'modo'>,
+    facturaId: string,
+  ): Promise<DestinatariosFactura | undefined> {
+    const f = (await conAlcance(db, 'facturas', a)
+      .join('organizaciones as o', 'o.id', 'facturas.organizacion_id')
+      .leftJoin('clientes as c', 'c.id', 'facturas.cliente_id')
+      .where('facturas.id', facturaId)
+      .first('facturas.documento', 'o.correo_automatico', 'c.correo as correo_cliente')) as
+      | { documento: unknown; correo_automatico: number | boolean; correo_cliente: string | null }
+      | undefined;
+    if (!f) return undefined;
+    const doc = leerJson<DocumentoFactura>(f.documento);
+    let preferencias = doc.correo;
+    if (doc.pago) {
+      const pagadas = (await conAlcance(db, 'pagos_facturas', a)
+        .join('facturas as f', 'f.id', 'pagos_facturas.factura_id')
+        .where('pagos_facturas.pago_id', doc.pago.id)
+        .select('f.documento')) as { documento: unknown }[];
+      const adicionales = pagadas
+        .map((p) => leerJson<DocumentoFactura>(p.documento).correo)
+        .flatMap((c) => (c?.enviar === false ? [] : (c?.adicionales ?? [])));
+      preferencias = { enviar: true, adicionales: sinRepetir(adicionales) };
+    }
+    return {
+      correoAutomatico: Boolean(f.correo_automatico),
+      preferencias,
+      correoCliente: f.correo_cliente,
+    };
+  }
+
   return {
     /**
      * The automatic email an event causes, if any: a stamped or cancelled invoice whose organization sends
@@ -129,20 +168,10 @@ export function crearRepositorioCorreos(db: Knex) {
       const facturaId = ev.datos.id;
       if (!motivo || typeof facturaId !== 'string') return [];
       const a = { cuentaId: ev.cuenta_id, modo: ev.modo };
-      const f = (await conAlcance(db, 'facturas', a)
-        .join('organizaciones as o', 'o.id', 'facturas.organizacion_id')
-        .leftJoin('clientes as c', 'c.id', 'facturas.cliente_id')
-        .where('facturas.id', facturaId)
-        .first('facturas.documento', 'o.correo_automatico', 'c.correo as correo_cliente')) as
-        | { documento: unknown; correo_automatico: number | boolean; correo_cliente: string | null }
-        | undefined;
-      if (!f) return [];
-      const destinatarios = destinatariosAutomaticos({
-        correoAutomatico: Boolean(f.correo_automatico),
-        preferencias: leerJson<DocumentoFactura>(f.documento).correo,
-        correoCliente: f.correo_cliente,
-      });
-      if (!destinatarios.length) return [];
+      const d = await destinatarios(a, facturaId);
+      if (!d) return [];
+      const para = destinatariosAutomaticos(d);
+      if (!para.length) return [];
       // INSERT … IGNORE: the event's email is made once, however often the outbox runs.
       await db('correos')
         .insert({
@@ -151,7 +180,7 @@ export function crearRepositorioCorreos(db: Knex) {
           factura_id: facturaId,
           evento_id: ev.id,
           motivo,
-          destinatarios: JSON.stringify(destinatarios),
+          destinatarios: JSON.stringify(para),
           estado: 'pendiente',
         })
         .onConflict()
@@ -201,6 +230,7 @@ export function crearRepositorioCorreos(db: Knex) {
     },
 
     obtener,
+    destinatarios,
 
     async listar(
       a: Alcance,

@@ -2140,7 +2140,10 @@ export interface components {
        *     `POST /v1/facturas/{id}/correo`). Por omisión: `true` (si la organización tiene `correo_automatico`).
        */
       enviar_correo?: boolean;
-      /** @description Direcciones que reciben los correos de la factura además del correo de su cliente. */
+      /**
+       * @description Direcciones que reciben los correos de la factura además del correo de su cliente, y los de los CFDI de
+       *     pago que la abonen.
+       */
       correos_adicionales?: string[];
     };
     /**
@@ -2570,9 +2573,15 @@ export interface components {
       parcialidades: components['schemas']['ParcialidadFactura'][];
       /** @description En un CFDI de pago, id del pago (`pago_…`) que lo generó; `null` en los demás. */
       pago: string | null;
-      /** @description Si la factura se envía sola por correo al timbrarse y al cancelarse. */
+      /**
+       * @description La elección de la factura: `false` si no quiere correos automáticos. Se envían solo si además su
+       *     organización tiene `correo_automatico: true`.
+       */
       enviar_correo: boolean;
-      /** @description Quién recibe sus correos además del correo de su cliente. */
+      /**
+       * @description Quién recibe sus correos además del correo de su cliente; también los correos de los CFDI de pago que la
+       *     abonen.
+       */
       correos_adicionales: string[];
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];

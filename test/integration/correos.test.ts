@@ -124,10 +124,14 @@ describe('correos de facturas (Mailpit)', () => {
     }
   });
 
-  it('un pago: su CFDI de pago llega al cliente con su XML y su PDF', async () => {
+  it('un pago: su CFDI de pago llega al cliente y a los adicionales de la factura pagada, con su XML y su PDF', async () => {
     const r = await c.http.post(
       '/v1/facturas',
-      facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined, enviar_correo: false }),
+      facturaNueva(c, {
+        metodo_pago: 'PPD',
+        forma_pago: undefined,
+        correos_adicionales: ['cxp@ure.example.mx'],
+      }),
     );
     const pago = await c.http.post('/v1/pagos', {
       organizacion: c.org,
@@ -139,11 +143,16 @@ describe('correos de facturas (Mailpit)', () => {
     expect(pago.status).toBe(201);
     const cfdi = pago.body.factura_pago as string;
     const [correo] = await terminados(cfdi);
-    expect(correo).toMatchObject({ motivo: 'timbrado', estado: 'enviado', destinatarios: [CLIENTE] });
+    expect(correo).toMatchObject({
+      motivo: 'timbrado',
+      estado: 'enviado',
+      destinatarios: [CLIENTE, 'cxp@ure.example.mx'],
+    });
     const m = await mailpit.mensaje((await mensajeDe(correo!)).ID);
     expect(m.Subject).toMatch(/^Comprobante de pago .+ de ESCUELA KEMPER URGATE$/);
     // The payment CFDI's own total is 0 XXX: the message tells the amount paid.
     expect(m.Text).toContain('por 100.00 MXN');
+    expect(m.Text).toContain('Monto pagado: $100.00 MXN');
     expect(m.Attachments.map((a) => a.ContentType)).toEqual(['application/xml', 'application/pdf']);
     const xml = await mailpit.adjunto(m.ID, m.Attachments[0]!.PartID);
     expect(xml.equals((await c.http.binario(`/v1/facturas/${cfdi}/xml`)).body)).toBe(true);

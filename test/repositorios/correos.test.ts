@@ -9,6 +9,8 @@ import {
   facturaTimbrada,
   nuevaOrganizacion,
   nuevoEvento,
+  nuevoPago,
+  parcialidad,
   rfcAleatorio,
   type Implementacion,
 } from './soporte';
@@ -77,6 +79,42 @@ contrato('correos', (impl) => {
     const cancelada = await nuevoEvento(impl(), a, 'factura.cancelada', { id: factura });
     const [otro] = await impl().repos.correos.crearParaEvento(await paraDespacho(impl(), cancelada));
     expect((await impl().repos.correos.obtener(a, otro!.id))!.motivo).toBe('cancelacion');
+  });
+
+  it("a payment CFDI's email goes to its client and to the additional addresses of the invoices it paid", async () => {
+    const { a } = await escenario(impl());
+    const pagada = await facturaConCliente(impl(), a, { adicionales: ['cxp@ejemplo.mx'] });
+    const otra = await facturaConCliente(impl(), a, { adicionales: ['nadie@ejemplo.mx'], enviar: false });
+    const pagoId = await nuevoPago(impl(), a, pagada.org, [
+      { factura: pagada.factura, imp_pagado: '10.00' },
+      { factura: otra.factura, imp_pagado: '10.00' },
+    ]);
+    // The payment CFDI: its document names its payment; its own client has an address.
+    const cfdi = await facturaConCliente(impl(), a);
+    await impl().transacciones.ejecutar(async (tx) => {
+      const doc = (await impl().repos.facturas.obtener(a, cfdi.factura, tx))!.documento;
+      await impl().repos.facturas.insertar(tx, a, {
+        id: `${cfdi.factura}p`,
+        organizacion_id: cfdi.org,
+        cliente_id: (await impl().repos.facturas.obtener(a, cfdi.factura, tx))!.cliente_id,
+        tipo: 'pago',
+        documento: { ...doc, correo: undefined, pago: { id: pagoId, complemento: {} as never } },
+        timbrado_estado: 'no_solicitado',
+      });
+      const montos = { anterior: '116.00', pagado: '10.00', insoluto: '106.00' };
+      await impl().repos.pagos.registrar(tx, a, pagoId, `${cfdi.factura}p`, [
+        parcialidad(pagada.factura, 1, montos),
+        parcialidad(otra.factura, 1, montos),
+      ]);
+    });
+    expect(await impl().repos.correos.destinatarios(a, `${cfdi.factura}p`)).toEqual({
+      correoAutomatico: true,
+      preferencias: { enviar: true, adicionales: ['cxp@ejemplo.mx'] },
+      correoCliente: 'cliente@ejemplo.mx',
+    });
+    expect(
+      await impl().repos.correos.destinatarios({ ...a, modo: 'live' }, `${cfdi.factura}p`),
+    ).toBeUndefined();
   });
 
   it('no email: other event types, an invoice that opted out, automatic email off, nobody to send to, another scope', async () => {

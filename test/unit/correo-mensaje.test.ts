@@ -38,6 +38,8 @@ describe('armarMensaje', () => {
     ]);
     expect(m.texto).toContain('ESCUELA KEMPER URGATE le envía la factura A-12 por 1,234,567.50 MXN.');
     expect(m.texto).toContain('Folio fiscal (UUID): 5FB2822E-396D-4725-8521-CDC4BDD20CCF');
+    expect(m.texto).toContain('Fecha de timbrado: 27/11/2026 10:00:00');
+    expect(m.texto).toContain('Total: $1,234,567.50 MXN');
     expect(m.texto).toContain('responda a este correo');
     // The HTML escapes what the receiver's name brings; the text keeps it as it is.
     expect(m.html).toContain('MARIA &lt;OLIVIA&gt; &amp; CIA');
@@ -52,6 +54,8 @@ describe('armarMensaje', () => {
       'facturas@cfdi.example.mx',
     );
     expect(m.asunto).toBe('Comprobante de pago 12 de ESCUELA KEMPER URGATE');
+    // What a payment CFDI tells is the amount paid.
+    expect(m.texto).toContain('Monto pagado: $1,234,567.50 MXN');
     expect(m.responderA).toBeNull();
     expect(m.texto).toContain('no lo responda');
     // Without its PDF the XML still goes; the text says only what is attached.
@@ -71,6 +75,14 @@ describe('armarMensaje', () => {
     const r = armarMensaje({ ...cancelada, motivo: 'reenvio' }, 'f@cfdi.example.mx');
     expect(r.asunto).toBe('Factura A-12 de ESCUELA KEMPER URGATE (cancelada)');
     expect(r.adjuntos).toHaveLength(3);
+    // A payment CFDI is masculine: "del", "cancelado".
+    const pago = { ...cancelada, tipo: 'pago' as const, serie: 'P', folio: '1' };
+    expect(armarMensaje({ ...pago, motivo: 'cancelacion' }, 'f@cfdi.example.mx').asunto).toBe(
+      'Cancelación del comprobante de pago P-1 de ESCUELA KEMPER URGATE',
+    );
+    expect(armarMensaje({ ...pago, motivo: 'reenvio' }, 'f@cfdi.example.mx').asunto).toBe(
+      'Comprobante de pago P-1 de ESCUELA KEMPER URGATE (cancelado)',
+    );
   });
 
   it('nombres de archivo sin caracteres que un sistema de archivos rechace; importes con separador de miles', () => {

@@ -1,6 +1,6 @@
 import { nuevoId } from '../../../db/ids';
 import type { CorreoPorIniciar, FilaCorreo, RepositorioCorreos } from '../../../db/repositorios/correos';
-import { destinatariosAutomaticos, motivoDelEvento } from '../../../dominio/correo';
+import { destinatariosAutomaticos, motivoDelEvento, sinRepetir } from '../../../dominio/correo';
 import {
   ClaveUnicaViolada,
   columnasAlcance,
@@ -13,6 +13,7 @@ import {
 import { tablaClientes } from './clientes';
 import { tablaFacturas } from './facturas';
 import { tablaOrganizaciones } from './organizaciones';
+import { tablaLibro } from './pagos';
 import { exigirAbierta, porConexion } from './transacciones';
 
 type CorreoGuardado = Omit<FilaCorreo, 'modo'> & ColumnasAlcance;
@@ -26,6 +27,7 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
   const facturas = tablaFacturas(m);
   const organizaciones = tablaOrganizaciones(m);
   const clientes = tablaClientes(m);
+  const libro = tablaLibro(m);
 
   const leer = ({ cuenta_id: _c, ...r }: CorreoGuardado): FilaCorreo => ({
     ...r,
@@ -62,23 +64,42 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
   const guardado = (a: { cuentaId: string; modo: string }, id: string) =>
     tabla.todas().find((r) => r.cuenta_id === a.cuentaId && r.modo === a.modo && r.id === id);
 
+  /** As the real one: a payment CFDI goes to the additional addresses of the invoices it paid. */
+  async function destinatarios(a: { cuentaId: string; modo: string }, facturaId: string) {
+    const f = facturas
+      .todas()
+      .find((r) => r.cuenta_id === a.cuentaId && r.modo === a.modo && r.id === facturaId);
+    if (!f) return undefined;
+    const org = organizaciones.buscar(f.organizacion_id);
+    let preferencias = f.documento.correo;
+    const pago = f.documento.pago;
+    if (pago) {
+      const adicionales = libro
+        .todas()
+        .filter((x) => x.pago_id === pago.id)
+        .map((x) => facturas.buscar(x.factura)?.documento.correo)
+        .flatMap((c) => (c?.enviar === false ? [] : (c?.adicionales ?? [])));
+      preferencias = { enviar: true, adicionales: sinRepetir(adicionales) };
+    }
+    return {
+      correoAutomatico: org?.correo_automatico !== false,
+      preferencias,
+      correoCliente: (f.cliente_id && clientes.buscar(f.cliente_id)?.correo) || null,
+    };
+  }
+
   return porConexion({
+    destinatarios,
+
     async crearParaEvento(ev) {
       const motivo = motivoDelEvento(ev.tipo);
       const facturaId = ev.datos.id;
       if (!motivo || typeof facturaId !== 'string') return [];
       const a = { cuentaId: ev.cuenta_id, modo: ev.modo };
-      const f = facturas
-        .todas()
-        .find((r) => r.cuenta_id === a.cuentaId && r.modo === a.modo && r.id === facturaId);
-      if (!f) return [];
-      const org = organizaciones.buscar(f.organizacion_id);
-      const destinatarios = destinatariosAutomaticos({
-        correoAutomatico: org?.correo_automatico !== false,
-        preferencias: f.documento.correo,
-        correoCliente: (f.cliente_id && clientes.buscar(f.cliente_id)?.correo) || null,
-      });
-      if (!destinatarios.length) return [];
+      const d = await destinatarios(a, facturaId);
+      if (!d) return [];
+      const para = destinatariosAutomaticos(d);
+      if (!para.length) return [];
       try {
         tabla.insertar(
           nueva({
@@ -87,7 +108,7 @@ export function crearCorreosEnMemoria(m: Almacen): RepositorioCorreos {
             factura_id: facturaId,
             evento_id: ev.id,
             motivo,
-            destinatarios,
+            destinatarios: para,
           }),
         );
       } catch (e) {

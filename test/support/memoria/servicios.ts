@@ -124,7 +124,6 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
     correos: crearServicioCorreos({
       correos: m.correos,
       facturas: m.facturas,
-      clientes: m.clientes,
       transacciones: m.transacciones,
       iniciador: m.despachador,
     }),
