@@ -86,7 +86,7 @@ describe('recibos por HTTP', () => {
     expect([png.status, png.headers.get('content-type')]).toEqual([200, 'image/png']);
     expect(leerQr(png.body)).toBe(recibo.url_autofactura);
     const svg = await c.http.binario(`/v1/recibos/${recibo.id}/qr?formato=svg`);
-    expect([svg.status, svg.headers.get('content-type')]).toEqual([200, 'image/svg+xml; charset=utf-8']);
+    expect([svg.status, svg.headers.get('content-type')]).toEqual([200, 'image/svg+xml']);
     expect(svg.body.toString('utf8')).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
     const malo = await c.http.get(`/v1/recibos/${recibo.id}/qr?formato=gif`);
     expect([malo.status, malo.body.error.parametro]).toEqual([400, 'formato']);
