@@ -31,6 +31,7 @@ import { rutasPagos } from './rutas/pagos';
 import { rutasSalud } from './rutas/salud';
 import { rutasWebhooks } from './rutas/webhooks';
 import { rutasCorreos } from './rutas/correos';
+import { rutasRecibos } from './rutas/recibos';
 import type { DepsSalud } from './salud/verificar';
 
 export interface DepsApi {
@@ -109,6 +110,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasCertificados(servicios.certificados));
   app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria));
   app.use(rutasPagos(servicios.pagos));
+  app.use(rutasRecibos(servicios.recibos));
   app.use(rutasWebhooks(servicios.webhooks));
   app.use(rutasCorreos(servicios.correos));
   app.use(rutaNoEncontrada);

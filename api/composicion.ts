@@ -25,6 +25,8 @@ import { crearServicioLlaves } from '../servicios/llaves';
 import { crearServicioOrganizaciones } from '../servicios/organizaciones';
 import { crearServicioPagos, type RegistradorPagos } from '../servicios/pagos';
 import { crearServicioProductos } from '../servicios/productos';
+import { crearServicioRecibos } from '../servicios/recibos';
+import { crearRepositorioRecibos } from '../db/repositorios/recibos';
 import { crearServicioWebhooks } from '../servicios/webhooks';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearLectorHistoriasTemporal } from '../temporal/historias';
@@ -49,6 +51,8 @@ export function crearServicios(deps: {
   webhooksLocalesEnTest: boolean;
   /** The PAC of each mode, as the worker's: the API only asks it for the SAT's status of a CFDI. */
   pac: Pick<OpcionesPacs, 'pac' | 'sandbox'>;
+  /** Origin of the self-invoicing portal in receipts' links (AUTOFACTURA_URL_BASE). */
+  urlAutofactura: string;
 }) {
   const { db, catalogos, boveda, timbrador, cancelador } = deps;
   const opcionesPac = { ...deps.pac, timeoutMs: ESPERA_SAT_MS, timeoutCancelacionMs: ESPERA_SAT_MS };
@@ -126,6 +130,16 @@ export function crearServicios(deps: {
       certificados,
       organizaciones,
       boveda,
+    }),
+    recibos: crearServicioRecibos({
+      recibos: crearRepositorioRecibos(db),
+      eventos,
+      transacciones,
+      organizaciones,
+      productos,
+      catalogos,
+      boveda,
+      urlAutofactura: deps.urlAutofactura,
     }),
     pagos: crearServicioPagos({
       pagos: pagosRepo,

@@ -53,6 +53,7 @@ async function main() {
       webhooksLocalesEnTest: config.webhooksLocalesEnTest,
       // As the worker builds its PAC (worker/main.ts).
       pac: { pac: config.pac },
+      urlAutofactura: config.autofacturaUrlBase,
     }),
     limite: config.limiteSolicitudes,
     fallosAutenticacion: config.fallosAutenticacion,

@@ -27,7 +27,8 @@ export type PrefijoLista =
   | 'pago'
   | 'wh'
   | 'ent'
-  | 'cor';
+  | 'cor'
+  | 'rec';
 
 function decodificar(cursor: string, prefijo: PrefijoLista, ambito?: string): string {
   try {

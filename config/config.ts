@@ -273,6 +273,15 @@ export const VARIABLES = {
     esquema: entero(259_200, 10, 2_592_000),
     defecto: '259200',
   },
+  AUTOFACTURA_URL_BASE: {
+    descripcion:
+      'Origen público del portal de autofacturación, con el que se arma la url_autofactura de cada recibo (…/autofactura?clave=…) y su código QR. Vacío = la propia API en http://localhost:PORT.',
+    esquema: z
+      .string()
+      .url()
+      .refine((v) => /^https?:\/\/[^/]+\/?$/.test(v), 'debe ser un origen http(s)://host[:puerto], sin ruta')
+      .optional(),
+  },
   WEBHOOKS_LOCALES_EN_TEST: {
     descripcion:
       'true: los webhooks de modo test pueden apuntar a loopback y redes privadas (desarrollo local). En un despliegue compartido use false: el modo test queda como live (solo direcciones públicas, aunque admite http).',
@@ -392,6 +401,8 @@ export interface Config {
   cancelacionSondeoMs: number;
   cancelacionPlazoMs: number;
   webhooksLocalesEnTest: boolean;
+  /** Origin of the self-invoicing portal in the receipts' links and QR codes. */
+  autofacturaUrlBase: string;
   correo: {
     smtpUrl: string;
     /** Test mode's server when it is another (a sink); absent: `smtpUrl`. */
@@ -469,6 +480,7 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     cancelacionSondeoMs: e.CANCELACION_SONDEO_MS,
     cancelacionPlazoMs: e.CANCELACION_PLAZO_MS,
     webhooksLocalesEnTest: e.WEBHOOKS_LOCALES_EN_TEST === 'true',
+    autofacturaUrlBase: (e.AUTOFACTURA_URL_BASE ?? `http://localhost:${e.PORT}`).replace(/\/$/, ''),
     correo: {
       smtpUrl: e.SMTP_URL,
       smtpUrlTest: e.SMTP_URL_TEST,

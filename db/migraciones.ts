@@ -16,6 +16,7 @@ import * as m014 from './migrations/014_eventos_actor_recursos';
 import * as m015 from './migrations/015_limites_compartidos';
 import * as m016 from './migrations/016_acuse_cancelacion';
 import * as m017 from './migrations/017_correos';
+import * as m018 from './migrations/018_recibos';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -41,6 +42,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '015_limites_compartidos': m015,
   '016_acuse_cancelacion': m016,
   '017_correos': m017,
+  '018_recibos': m018,
 };
 
 const fuente: Knex.MigrationSource<string> = {

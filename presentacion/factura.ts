@@ -1,6 +1,7 @@
 import { clave, claveONula, impuestos } from './claves';
 import type { Esquema } from '../contrato';
 import { d, fijo } from '../cfdi/decimal';
+import type { ImportesCalculados } from '../cfdi/comprobante/tipos';
 import type { FilaFactura } from '../db/repositorios/facturas';
 import { iso } from './fechas';
 import { saldosParcialidad } from './importes';
@@ -11,6 +12,31 @@ function saldoInsoluto(f: FilaFactura): string | null {
   const pagado = f.parcialidades.reduce((s, p) => s.plus(p.imp_pagado), d(0));
   return fijo(d(f.documento.importes.total).minus(pagado), f.documento.entrada.decimales_moneda);
 }
+
+/** Computed concepts as invoices and receipts show them, each with the product it came from. */
+export const dtoConceptos = (i: ImportesCalculados, productos: (string | null)[]) =>
+  i.conceptos.map((c, k) => ({
+    producto: productos[k] ?? null,
+    no_identificacion: c.no_identificacion ?? null,
+    cantidad: c.cantidad,
+    clave_prod_serv: c.clave_prod_serv,
+    clave_unidad: c.clave_unidad,
+    unidad: c.unidad ?? null,
+    descripcion: c.descripcion,
+    valor_unitario: c.valor_unitario,
+    importe: c.importe,
+    descuento: c.descuento ?? null,
+    objeto_imp: clave('ObjetoImp', c.objeto_imp),
+    impuestos: { traslados: impuestos(c.traslados), retenciones: impuestos(c.retenciones) },
+  }));
+
+/** The document's tax summary. */
+export const dtoImpuestos = (i: ImportesCalculados) => ({
+  total_impuestos_trasladados: i.total_impuestos_trasladados ?? null,
+  total_impuestos_retenidos: i.total_impuestos_retenidos ?? null,
+  traslados: impuestos(i.traslados),
+  retenciones: impuestos(i.retenciones),
+});
 
 /** The invoice as the API and its events show it: request data, computed amounts, fiscal identity and process states. */
 export function dtoFactura(f: FilaFactura): Esquema<'Factura'> {
@@ -39,26 +65,8 @@ export function dtoFactura(f: FilaFactura): Esquema<'Factura'> {
     exportacion: clave('Exportacion', e.exportacion),
     lugar_expedicion: e.lugar_expedicion,
     condiciones_pago: e.condiciones_pago ?? null,
-    conceptos: i.conceptos.map((c, k) => ({
-      producto: doc.productos[k] ?? null,
-      no_identificacion: c.no_identificacion ?? null,
-      cantidad: c.cantidad,
-      clave_prod_serv: c.clave_prod_serv,
-      clave_unidad: c.clave_unidad,
-      unidad: c.unidad ?? null,
-      descripcion: c.descripcion,
-      valor_unitario: c.valor_unitario,
-      importe: c.importe,
-      descuento: c.descuento ?? null,
-      objeto_imp: clave('ObjetoImp', c.objeto_imp),
-      impuestos: { traslados: impuestos(c.traslados), retenciones: impuestos(c.retenciones) },
-    })),
-    impuestos: {
-      total_impuestos_trasladados: i.total_impuestos_trasladados ?? null,
-      total_impuestos_retenidos: i.total_impuestos_retenidos ?? null,
-      traslados: impuestos(i.traslados),
-      retenciones: impuestos(i.retenciones),
-    },
+    conceptos: dtoConceptos(i, doc.productos),
+    impuestos: dtoImpuestos(i),
     relaciones: (e.relaciones ?? []).map((r) => ({
       ...r,
       tipo_relacion: clave('TipoRelacion', r.tipo_relacion),

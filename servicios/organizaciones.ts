@@ -33,6 +33,7 @@ export function dtoOrganizacion(f: FilaOrganizacion): Esquema<'Organizacion'> {
       : null,
     correo: f.correo,
     correo_automatico: f.correo_automatico,
+    autofactura_plazo_dias: f.autofactura_plazo_dias,
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

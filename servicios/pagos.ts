@@ -1,6 +1,7 @@
 import type { Esquema } from '../contrato';
 import { d, decimalesDe } from '../cfdi/decimal';
 import { fechaCfdi } from '../cfdi/fecha';
+import { fechaLocal, SOLO_FECHA } from './fechas';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { nuevoId } from '../db/ids';
 import type { RepositorioFacturas } from '../db/repositorios/facturas';
@@ -48,35 +49,6 @@ const invalido = (codigo: string, mensaje: string, parametro: string) =>
   new ErrorNegocio('solicitud_invalida', codigo, mensaje, parametro);
 const regla = (codigo: string, mensaje: string, parametro: string) =>
   new ErrorNegocio('regla_de_negocio', codigo, mensaje, parametro);
-
-const SOLO_FECHA = /^\d{4}-\d{2}-\d{2}$/;
-const CON_ZONA = /(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * `fecha_pago` as the complement writes it: the local time of the place of issue. A bare date is noon; a
- * local time without zone is taken as is; an instant with zone is converted.
- */
-function fechaLocal(fecha: string, husoHorario: string): string {
-  if (SOLO_FECHA.test(fecha)) return valida(`${fecha}T12:00:00`, fecha);
-  if (CON_ZONA.test(fecha)) {
-    const instante = new Date(fecha);
-    if (Number.isNaN(instante.getTime())) throw fechaInvalida(fecha);
-    return fechaCfdi(instante, husoHorario);
-  }
-  const [dia, hora = ''] = fecha.split('T');
-  const [hh, mm, ss = '00'] = hora.split('.')[0]!.split(':');
-  return valida(`${dia}T${hh}:${mm}:${ss}`, fecha);
-}
-
-const fechaInvalida = (fecha: string) =>
-  invalido('fecha_invalida', `fecha_pago ${fecha} no es una fecha válida.`, 'fecha_pago');
-
-/** The calendar must have the day and the clock the time (2026-02-30 and 25:00 are refused). */
-function valida(local: string, original: string): string {
-  const t = new Date(`${local}Z`);
-  if (Number.isNaN(t.getTime()) || t.toISOString().slice(0, 19) !== local) throw fechaInvalida(original);
-  return local;
-}
 
 export function crearServicioPagos(deps: DepsPagos) {
   const ahora = deps.ahora ?? (() => new Date());
@@ -141,7 +113,7 @@ export function crearServicioPagos(deps: DepsPagos) {
       }
     });
     const ahoraLocal = fechaCfdi(ahora(), husoHorario);
-    let fecha = fechaLocal(e.fecha_pago, husoHorario);
+    let fecha = fechaLocal(e.fecha_pago, husoHorario, 'fecha_pago');
     // Today's date alone before noon means "today": the time is now rather than a noon still to come.
     if (
       SOLO_FECHA.test(e.fecha_pago) &&

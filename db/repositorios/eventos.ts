@@ -15,6 +15,8 @@ export const TIPOS_EVENTO = [
   'pago.creado',
   'correo.enviado',
   'correo.fallido',
+  'recibo.creado',
+  'recibo.cancelado',
   'certificado.por_vencer',
   'certificado.vencido',
 ] as const;

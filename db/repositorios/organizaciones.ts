@@ -16,6 +16,8 @@ export interface FilaOrganizacion {
   correo: string | null;
   /** Whether its invoices are emailed when stamped and cancelled. */
   correo_automatico: boolean;
+  /** Days its receipts may be invoiced by their buyers unless a receipt says otherwise. */
+  autofactura_plazo_dias: number;
   creado_en: Date;
   actualizado_en: Date;
   cert_id: string | null;
@@ -27,7 +29,7 @@ export type DatosOrganizacion = Pick<
   FilaOrganizacion,
   'rfc' | 'nombre' | 'regimen_fiscal' | 'codigo_postal' | 'color_acento'
 > &
-  Partial<Pick<FilaOrganizacion, 'correo' | 'correo_automatico'>>;
+  Partial<Pick<FilaOrganizacion, 'correo' | 'correo_automatico' | 'autofactura_plazo_dias'>>;
 
 export function crearRepositorioOrganizaciones(db: Knex) {
   // The active certificate travels with the organization: integrators see at once whether it can stamp.
@@ -39,6 +41,7 @@ export function crearRepositorioOrganizaciones(db: Knex) {
       .select('organizaciones.id', 'organizaciones.modo', 'organizaciones.rfc', 'organizaciones.nombre')
       .select('organizaciones.regimen_fiscal', 'organizaciones.codigo_postal', 'organizaciones.color_acento')
       .select('organizaciones.correo', 'organizaciones.correo_automatico')
+      .select('organizaciones.autofactura_plazo_dias')
       .select('organizaciones.creado_en', 'organizaciones.actualizado_en')
       .select(
         'c.id as cert_id',

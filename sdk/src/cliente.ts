@@ -4,6 +4,7 @@ import { Cuenta, Llaves } from './recursos/cuenta';
 import { Certificados, Clientes, Organizaciones, Productos } from './recursos/emisores';
 import { Facturas } from './recursos/facturas';
 import { Pagos } from './recursos/pagos';
+import { Recibos } from './recursos/recibos';
 import { Entregas, Eventos, Webhooks } from './recursos/webhooks';
 import { Transporte, type OpcionesCliente } from './transporte';
 
@@ -24,6 +25,7 @@ export class ClienteCfdi {
   readonly organizaciones: Organizaciones;
   readonly certificados: Certificados;
   readonly pagos: Pagos;
+  readonly recibos: Recibos;
   readonly webhooks: Webhooks;
   readonly eventos: Eventos;
   readonly entregas: Entregas;
@@ -40,6 +42,7 @@ export class ClienteCfdi {
     this.organizaciones = new Organizaciones(t);
     this.certificados = new Certificados(t);
     this.pagos = new Pagos(t);
+    this.recibos = new Recibos(t);
     this.webhooks = new Webhooks(t);
     this.eventos = new Eventos(t);
     this.entregas = new Entregas(t);

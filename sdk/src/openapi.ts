@@ -1461,6 +1461,140 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/recibos': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lista los recibos
+     * @description Recibos del modo de la llave, del más nuevo al más antiguo (por alta). Filtros combinables: `organizacion`
+     *     (id o RFC; 404 si no existe), `estado`, y `fecha_desde` / `fecha_hasta` (días locales de la venta, ambos
+     *     incluidos).
+     */
+    get: operations['listarRecibos'];
+    put?: never;
+    /**
+     * Registra el recibo de una venta al público
+     * @description El recibo (ticket) de una venta al público en general: el comprador puede convertirlo en factura con su
+     *     `clave` en el portal de autofacturación (`url_autofactura`, también como código QR en
+     *     `GET /v1/recibos/{id}/qr`) hasta `vence_en`; lo que nadie factura entra en la factura global del periodo.
+     *     Los conceptos son los de una factura (con `producto` o escritos completos) y sus importes e impuestos se
+     *     calculan exactamente como los de una factura, con las mismas reglas de la matriz del SAT que decide la
+     *     propia solicitud. No se timbra nada: el recibo no es un CFDI.
+     *
+     *     `fecha` es el momento de la venta (por omisión, ahora): con zona horaria se convierte a la hora local del
+     *     código postal de la organización; sin zona se toma como hora local; solo la fecha equivale a las 12:00:00.
+     *     `vence_en` es hasta cuándo puede facturarlo el comprador: por omisión, `autofactura_plazo_dias` de la
+     *     organización (30 si no lo cambió) a partir de ahora; debe ser futuro y a lo más 366 días después de ahora.
+     *     `folio` (el número del ticket, opcional) es único en la organización. `clave` son 80 bits al azar en
+     *     16 caracteres Crockford base32 en cuatro grupos (`7K3M-Q9XD-2HVA-RT5B`): quien la tiene puede facturar el
+     *     recibo, así que trátela como la URL de una factura alojada. Se muestra en cada lectura del recibo por su
+     *     cuenta; en los eventos va `null`.
+     *
+     *     Límites: hasta 1000 conceptos (como una factura); `folio` hasta 40 caracteres y `sucursal` hasta 100.
+     *
+     *     - 201 con el recibo `abierto`; evento `recibo.creado`.
+     *     - 400 `parametro_invalido` (esquema), `fecha_invalida`, `tipo_cambio_requerido`, `concepto_incompleto`
+     *       (con `parametro`, p. ej. `conceptos[1].valor_unitario`), `moneda_invalida`.
+     *     - 404 `organizacion_no_encontrada`, `producto_no_encontrado` (con `parametro`).
+     *     - 409 `folio_duplicado` (`parametro: folio`): la organización ya tiene un recibo con ese folio.
+     *     - 422 `forma_pago_invalida` (la `99`, por definir, no describe una venta pagada), `fecha_futura`,
+     *       `vence_en_invalido` (pasado, o más de 366 días adelante), `producto_de_otra_organizacion`,
+     *       `impuesto_repetido` y toda regla de la matriz del SAT que decide la propia solicitud (p. ej.
+     *       `descuento_mayor_importe`, `valor_unitario_cero`, `importe_fuera_de_limite`; el código del SAT va en el
+     *       mensaje), sin crear nada.
+     */
+    post: operations['crearRecibo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/recibos/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Obtiene un recibo
+     * @description El recibo con sus importes, su estado, su `clave` y su `url_autofactura`.
+     */
+    get: operations['obtenerRecibo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/recibos/{id}/cancelar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Cancela un recibo
+     * @description El recibo deja de poder facturarse y no entra en ninguna factura global (p. ej. una venta devuelta). Solo
+     *     un recibo `abierto`: 409 `recibo_no_abierto` si ya está `facturado`, `en_factura_global` o `cancelado`.
+     *     200 con el recibo `cancelado`; evento `recibo.cancelado`. No lleva cuerpo.
+     */
+    post: operations['cancelarRecibo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/recibos/{id}/qr': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Descarga el código QR del recibo
+     * @description El código QR de `url_autofactura`, para imprimirlo en el ticket: PNG (por omisión) o SVG
+     *     (`formato=svg`), con corrección de errores M y su zona de silencio de 4 módulos.
+     */
+    get: operations['descargarQrRecibo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/cuenta': {
     parameters: {
       query?: never;
@@ -1855,6 +1989,46 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'recibo.creado': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Evento recibo.creado
+     * @description Se registró un recibo (`abierto`); `datos.clave` y `datos.url_autofactura` van `null`. Lo recibe la URL de cada webhook suscrito a `recibo.creado`, firmado como describe `POST /v1/webhooks` (reglas de entrega 4 y 5). Responda 2xx en menos de 10 s.
+     */
+    post: operations['eventoReciboCreado'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'recibo.cancelado': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Evento recibo.cancelado
+     * @description Se canceló un recibo: ya no puede facturarse ni entra en una factura global. Lo recibe la URL de cada webhook suscrito a `recibo.cancelado`, firmado como describe `POST /v1/webhooks` (reglas de entrega 4 y 5). Responda 2xx en menos de 10 s.
+     */
+    post: operations['eventoReciboCancelado'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
   schemas: {
@@ -2092,7 +2266,8 @@ export interface components {
      *     `factura.timbrado_fallido` el PAC rechazó la factura; `factura.cancelada` factura cancelada;
      *     `factura.cancelacion_fallida` cancelación rechazada o vencida; `pago.creado` pago registrado;
      *     `certificado.por_vencer` un CSD vence en 30 días; `certificado.vencido` un CSD venció; `correo.enviado` el
-     *     servidor SMTP aceptó el correo de una factura; `correo.fallido` no se pudo entregar.
+     *     servidor SMTP aceptó el correo de una factura; `correo.fallido` no se pudo entregar; `recibo.creado` se
+     *     registró un recibo; `recibo.cancelado` se canceló.
      * @enum {string}
      */
     TipoEvento:
@@ -2105,7 +2280,9 @@ export interface components {
       | 'certificado.por_vencer'
       | 'certificado.vencido'
       | 'correo.enviado'
-      | 'correo.fallido';
+      | 'correo.fallido'
+      | 'recibo.creado'
+      | 'recibo.cancelado';
     FacturaNueva: {
       /** @description Id (`org_…`) o RFC de la organización emisora. */
       organizacion: string;
@@ -2253,6 +2430,8 @@ export interface components {
       correo?: string;
       /** @description Con `false` sus facturas no se envían solas por correo al timbrarse ni al cancelarse. Por omisión: `true`. */
       correo_automatico?: boolean;
+      /** @description Días que sus recibos pueden facturarse en el portal de autofacturación si el recibo no indica `vence_en`. Por omisión: `30`. */
+      autofactura_plazo_dias?: number;
     };
     /** @description El RFC no puede cambiarse. */
     OrganizacionCambios: {
@@ -2267,6 +2446,8 @@ export interface components {
       correo?: string | null;
       /** @description Enciende o apaga el envío automático de sus facturas por correo. */
       correo_automatico?: boolean;
+      /** @description Días que sus recibos nuevos pueden facturarse si el recibo no indica `vence_en`. */
+      autofactura_plazo_dias?: number;
     };
     CertificadoNuevoMultipart: {
       /** @description Id (`org_…`) o RFC de la organización. */
@@ -2406,6 +2587,8 @@ export interface components {
       correo: string | null;
       /** @description Si sus facturas se envían solas por correo al timbrarse y al cancelarse. */
       correo_automatico: boolean;
+      /** @description Días que sus recibos pueden facturarse en el portal si el recibo no indica `vence_en`. */
+      autofactura_plazo_dias: number;
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];
     };
@@ -2947,6 +3130,8 @@ export interface components {
      *       `certificado.vencido` (una vez, al vencer): el certificado (`Certificado`), sin secretos. Se revisan
      *       los certificados activos cada día.
      *     - `correo.enviado` y `correo.fallido`: el correo (`Correo`) de una factura, con `datos.factura`.
+     *     - `recibo.creado` y `recibo.cancelado`: el recibo (`Recibo`), con `clave` y `url_autofactura` en `null`
+     *       (el registro de eventos no guarda la clave del comprador; léala con `GET /v1/recibos/{id}`).
      *     El CFDI de pago no emite `factura.creada` (su alta se avisa con `pago.creado`); como toda factura emite
      *     `factura.timbrada` o `factura.timbrado_fallido` al timbrarse (`datos.tipo: pago`, `datos.pago` con el
      *     id del pago) y `factura.cancelada` o `factura.cancelacion_fallida` al cancelarse.
@@ -2961,7 +3146,9 @@ export interface components {
       | components['schemas']['EventoCertificadoPorVencer']
       | components['schemas']['EventoCertificadoVencido']
       | components['schemas']['EventoCorreoEnviado']
-      | components['schemas']['EventoCorreoFallido'];
+      | components['schemas']['EventoCorreoFallido']
+      | components['schemas']['EventoReciboCreado']
+      | components['schemas']['EventoReciboCancelado'];
     Cuenta: {
       /** @example cta_01kbq1a2b3c4d5e6f7g8h9j0k1 */
       id: string;
@@ -3568,6 +3755,260 @@ export interface components {
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | 'correo_no_encontrado';
     /**
+     * @description `abierto` el comprador aún puede facturarlo (hasta `vence_en`); `facturado` se convirtió en la factura
+     *     `factura`; `en_factura_global` lo incluye la factura global `factura_global`; `cancelado` lo canceló el
+     *     emisor (solo desde `abierto`).
+     * @enum {string}
+     */
+    EstadoRecibo: 'abierto' | 'facturado' | 'en_factura_global' | 'cancelado';
+    ReciboNuevo: {
+      /** @description Id (`org_…`) o RFC de la organización emisora. */
+      organizacion: string;
+      /**
+       * @description Momento de la venta (ISO 8601; con zona se convierte a la hora local de la organización, sin zona es
+       *     hora local, solo la fecha son las 12:00:00). No puede ser futuro. Por omisión: ahora.
+       */
+      fecha?: string;
+      /** @description Cómo se pagó la venta; no admite `99` (por definir). */
+      forma_pago: components['schemas']['FormaPago'];
+      /** @description Por omisión: `MXN`. */
+      moneda?: string;
+      /** @description Pesos por unidad de `moneda`; obligatorio si `moneda` no es MXN. */
+      tipo_cambio?: string;
+      conceptos: components['schemas']['ConceptoNuevo'][];
+      /** @description Número del ticket; único en la organización. Será el `NoIdentificacion` de su concepto en la factura global. */
+      folio?: string;
+      /** @description Sucursal o punto de venta, informativo. */
+      sucursal?: string;
+      /**
+       * Format: date-time
+       * @description Hasta cuándo puede facturarlo el comprador; futuro y a lo más 366 días después de ahora. Por omisión:
+       *     ahora más `autofactura_plazo_dias` de la organización.
+       */
+      vence_en?: string;
+    };
+    /**
+     * @example {
+     *       "id": "rec_01kbq5b2c4d6f8h0k2m4p6r8t0",
+     *       "objeto": "recibo",
+     *       "modo": "test",
+     *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+     *       "estado": "abierto",
+     *       "fecha": "2026-12-05T13:42:10",
+     *       "folio": "T-000815",
+     *       "sucursal": "Centro",
+     *       "forma_pago": "01",
+     *       "moneda": "MXN",
+     *       "tipo_cambio": null,
+     *       "lugar_expedicion": "42501",
+     *       "conceptos": [
+     *         {
+     *           "producto": null,
+     *           "no_identificacion": null,
+     *           "cantidad": "2",
+     *           "clave_prod_serv": "50192100",
+     *           "clave_unidad": "H87",
+     *           "unidad": null,
+     *           "descripcion": "Torta de milanesa",
+     *           "valor_unitario": "50.000000",
+     *           "importe": "100.000000",
+     *           "descuento": null,
+     *           "objeto_imp": "02",
+     *           "impuestos": {
+     *             "traslados": [
+     *               {
+     *                 "base": "100.000000",
+     *                 "impuesto": "002",
+     *                 "tipo_factor": "Tasa",
+     *                 "tasa_o_cuota": "0.160000",
+     *                 "importe": "16.000000"
+     *               }
+     *             ],
+     *             "retenciones": []
+     *           }
+     *         }
+     *       ],
+     *       "impuestos": {
+     *         "total_impuestos_trasladados": "16.00",
+     *         "total_impuestos_retenidos": null,
+     *         "traslados": [
+     *           {
+     *             "base": "100.00",
+     *             "impuesto": "002",
+     *             "tipo_factor": "Tasa",
+     *             "tasa_o_cuota": "0.160000",
+     *             "importe": "16.00"
+     *           }
+     *         ],
+     *         "retenciones": []
+     *       },
+     *       "subtotal": "100.00",
+     *       "descuento": null,
+     *       "total": "116.00",
+     *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+     *       "url_autofactura": "https://facturas.ejemplo.mx/autofactura?clave=7K3M-Q9XD-2HVA-RT5B",
+     *       "vence_en": "2027-01-04T19:42:11.204Z",
+     *       "factura": null,
+     *       "factura_global": null,
+     *       "cancelado_en": null,
+     *       "creado_en": "2026-12-05T19:42:11.204Z",
+     *       "actualizado_en": "2026-12-05T19:42:11.204Z"
+     *     }
+     */
+    Recibo: {
+      /** @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0 */
+      id: string;
+      /** @enum {string} */
+      objeto: 'recibo';
+      modo: components['schemas']['Modo'];
+      organizacion: string;
+      estado: components['schemas']['EstadoRecibo'];
+      fecha: components['schemas']['FechaCfdi'];
+      folio: string | null;
+      sucursal: string | null;
+      forma_pago: components['schemas']['FormaPago'];
+      moneda: string;
+      tipo_cambio: string | null;
+      /** @description Código postal de la organización al registrarse el recibo. */
+      lugar_expedicion: string;
+      conceptos: components['schemas']['Concepto'][];
+      impuestos: components['schemas']['ImpuestosFactura'];
+      subtotal: string;
+      descuento: string | null;
+      total: string;
+      /**
+       * @description La clave del comprador (80 bits, Crockford base32): con ella factura el recibo en el portal. Solo la
+       *     ve la cuenta del recibo; `null` en los eventos.
+       */
+      clave: string | null;
+      /**
+       * Format: uri
+       * @description El portal de autofacturación con la clave (`…/autofactura?clave=…`); `null` en los eventos.
+       */
+      url_autofactura: string | null;
+      vence_en: components['schemas']['MarcaDeTiempo'];
+      /** @description La factura en que lo convirtió su comprador. */
+      factura: string | null;
+      /** @description La factura global que lo incluye. */
+      factura_global: string | null;
+      /** Format: date-time */
+      cancelado_en: string | null;
+      creado_en: components['schemas']['MarcaDeTiempo'];
+      actualizado_en: components['schemas']['MarcaDeTiempo'];
+    };
+    ListaRecibos: {
+      /** @enum {string} */
+      objeto: 'lista';
+      datos: components['schemas']['Recibo'][];
+      paginacion: components['schemas']['Paginacion'];
+    };
+    /** @description Se registró un recibo. */
+    EventoReciboCreado: components['schemas']['EventoBase'] & {
+      /** @enum {string} */
+      tipo: 'recibo.creado';
+      datos: components['schemas']['Recibo'];
+    } & {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      tipo: 'recibo.creado';
+    };
+    /** @description Se canceló un recibo. */
+    EventoReciboCancelado: components['schemas']['EventoBase'] & {
+      /** @enum {string} */
+      tipo: 'recibo.cancelado';
+      datos: components['schemas']['Recibo'];
+    } & {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      tipo: 'recibo.cancelado';
+    };
+    /** @description Los códigos de error de `POST /v1/recibos` (`crearRecibo`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorCrearRecibo:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'base_no_positiva'
+          | 'clave_prod_serv_invalida'
+          | 'clave_unidad_invalida'
+          | 'codigo_postal_invalido'
+          | 'concepto_incompleto'
+          | 'decimales_moneda'
+          | 'descuento_decimales'
+          | 'descuento_mayor_importe'
+          | 'descuento_mayor_subtotal'
+          | 'descuento_no_cuadra'
+          | 'exento_con_importe'
+          | 'exento_con_tasa'
+          | 'exento_en_retencion'
+          | 'fecha_futura'
+          | 'fecha_invalida'
+          | 'folio_duplicado'
+          | 'forma_pago_invalida'
+          | 'importe_fuera_de_limite'
+          | 'importe_fuera_de_limites'
+          | 'importe_impuesto_requerido'
+          | 'importe_invalido'
+          | 'impuesto_invalido'
+          | 'impuesto_repetido'
+          | 'impuestos_no_permitidos'
+          | 'impuestos_requeridos'
+          | 'impuestos_vacios'
+          | 'moneda_invalida'
+          | 'objeto_imp_invalido'
+          | 'organizacion_no_encontrada'
+          | 'precio_invalido'
+          | 'producto_de_otra_organizacion'
+          | 'producto_no_encontrado'
+          | 'resumen_exento_con_tasa'
+          | 'resumen_impuesto_duplicado'
+          | 'resumen_impuesto_no_cuadra'
+          | 'subtotal_no_cuadra'
+          | 'tasa_invalida'
+          | 'tasa_no_permitida'
+          | 'tipo_cambio_formato'
+          | 'tipo_cambio_no_permitido'
+          | 'tipo_cambio_requerido'
+          | 'tipo_factor_invalido'
+          | 'total_impuestos_no_cuadra'
+          | 'total_impuestos_requerido'
+          | 'total_no_cuadra'
+          | 'valor_unitario_cero'
+          | 'vence_en_invalido'
+        );
+    /** @description Los códigos de error de `GET /v1/recibos` (`listarRecibos`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorListarRecibos:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cursor_invalido' | 'organizacion_no_encontrada');
+    /** @description Los códigos de error de `GET /v1/recibos/{id}` (`obtenerRecibo`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerRecibo:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | 'recibo_no_encontrado';
+    /** @description Los códigos de error de `POST /v1/recibos/{id}/cancelar` (`cancelarRecibo`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorCancelarRecibo:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | ('recibo_no_abierto' | 'recibo_no_encontrado');
+    /** @description Los códigos de error de `GET /v1/recibos/{id}/qr` (`descargarQrRecibo`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorDescargarQrRecibo:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | 'recibo_no_encontrado';
+    /**
      * @description Todo código de error que el servicio responde en `error.codigo`. Cada operación declara los suyos en `x-codigos-error` (un esquema `CodigosError…`). Las claves `CFDI40…` son reglas de la matriz del SAT que rechazaron un pago.
      * @enum {string}
      */
@@ -3727,9 +4168,9 @@ export interface components {
       | 'exportacion_invalida'
       | 'factura_con_pagos_vigentes'
       | 'factura_de_otra_organizacion'
+      | 'factura_no_cancelada'
       | 'factura_no_encontrada'
       | 'factura_no_es_borrador'
-      | 'factura_no_cancelada'
       | 'factura_no_ppd'
       | 'factura_no_timbrada'
       | 'factura_repetida'
@@ -3738,6 +4179,7 @@ export interface components {
       | 'fecha_pago_anterior'
       | 'fecha_pago_futura'
       | 'fecha_pago_invalida'
+      | 'folio_duplicado'
       | 'forma_pago_invalida'
       | 'forma_pago_no_permitida'
       | 'forma_pago_ppd'
@@ -3803,6 +4245,8 @@ export interface components {
       | 'producto_no_encontrado'
       | 'publico_en_general_rfc'
       | 'receptores_distintos'
+      | 'recibo_no_abierto'
+      | 'recibo_no_encontrado'
       | 'regimen_fiscal_invalido'
       | 'regimen_no_aplica_persona'
       | 'regimen_rfc_generico'
@@ -3856,6 +4300,7 @@ export interface components {
       | 'uuid_sustitucion_no_permitido'
       | 'uuid_sustitucion_requerido'
       | 'valor_unitario_cero'
+      | 'vence_en_invalido'
       | 'webhook_inactivo'
       | 'webhook_no_encontrado';
     /**
@@ -4971,6 +5416,11 @@ export interface components {
      * @example llave_01kbq2f0h2k4n6q8s0v2x4z6
      */
     IdLlaveApi: string;
+    /**
+     * @description Id del recibo (`rec_…`).
+     * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+     */
+    IdRecibo: string;
     /**
      * @description HMAC-SHA256 del cuerpo crudo con `secreto_firma` (la cadena completa, `whsec_` incluido, en
      *     UTF-8), en hexadecimal en minúsculas. Tras una rotación firma el secreto nuevo.
@@ -6138,6 +6588,7 @@ export interface operations {
            *           "objeto": "organizacion",
            *           "correo": null,
            *           "correo_automatico": true,
+           *           "autofactura_plazo_dias": 30,
            *           "modo": "test",
            *           "rfc": "EKU9003173C9",
            *           "nombre": "ESCUELA KEMPER URGATE",
@@ -8192,6 +8643,532 @@ export interface operations {
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
+  listarRecibos: {
+    parameters: {
+      query?: {
+        /**
+         * @description Id (`org_…`) o RFC de la organización emisora. Una organización inexistente responde 404
+         *     `organizacion_no_encontrada`.
+         */
+        organizacion?: components['parameters']['FiltroOrganizacion'];
+        estado?: components['schemas']['EstadoRecibo'];
+        /** @description Primer día (`AAAA-MM-DD`, hora local de la venta) incluido. */
+        fecha_desde?: string;
+        /** @description Último día (`AAAA-MM-DD`, hora local de la venta) incluido. */
+        fecha_hasta?: string;
+        /** @description Tamaño de página, de 1 a 100. */
+        'paginacion.limite'?: components['parameters']['Limite'];
+        /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
+        'paginacion.cursor_inicio'?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Una página de recibos. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "lista",
+           *       "datos": [
+           *         {
+           *           "id": "rec_01kbq5b2c4d6f8h0k2m4p6r8t0",
+           *           "objeto": "recibo",
+           *           "modo": "test",
+           *           "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *           "estado": "abierto",
+           *           "fecha": "2026-12-05T13:42:10",
+           *           "folio": "T-000815",
+           *           "sucursal": "Centro",
+           *           "forma_pago": "01",
+           *           "moneda": "MXN",
+           *           "tipo_cambio": null,
+           *           "lugar_expedicion": "42501",
+           *           "conceptos": [
+           *             {
+           *               "producto": null,
+           *               "no_identificacion": null,
+           *               "cantidad": "2",
+           *               "clave_prod_serv": "50192100",
+           *               "clave_unidad": "H87",
+           *               "unidad": null,
+           *               "descripcion": "Torta de milanesa",
+           *               "valor_unitario": "50.000000",
+           *               "importe": "100.000000",
+           *               "descuento": null,
+           *               "objeto_imp": "02",
+           *               "impuestos": {
+           *                 "traslados": [
+           *                   {
+           *                     "base": "100.000000",
+           *                     "impuesto": "002",
+           *                     "tipo_factor": "Tasa",
+           *                     "tasa_o_cuota": "0.160000",
+           *                     "importe": "16.000000"
+           *                   }
+           *                 ],
+           *                 "retenciones": []
+           *               }
+           *             }
+           *           ],
+           *           "impuestos": {
+           *             "total_impuestos_trasladados": "16.00",
+           *             "total_impuestos_retenidos": null,
+           *             "traslados": [
+           *               {
+           *                 "base": "100.00",
+           *                 "impuesto": "002",
+           *                 "tipo_factor": "Tasa",
+           *                 "tasa_o_cuota": "0.160000",
+           *                 "importe": "16.00"
+           *               }
+           *             ],
+           *             "retenciones": []
+           *           },
+           *           "subtotal": "100.00",
+           *           "descuento": null,
+           *           "total": "116.00",
+           *           "clave": "7K3M-Q9XD-2HVA-RT5B",
+           *           "url_autofactura": "https://facturas.ejemplo.mx/autofactura?clave=7K3M-Q9XD-2HVA-RT5B",
+           *           "vence_en": "2027-01-04T19:42:11.204Z",
+           *           "factura": null,
+           *           "factura_global": null,
+           *           "cancelado_en": null,
+           *           "creado_en": "2026-12-05T19:42:11.204Z",
+           *           "actualizado_en": "2026-12-05T19:42:11.204Z"
+           *         }
+           *       ],
+           *       "paginacion": {
+           *         "hay_mas": false,
+           *         "siguiente_cursor": null
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ListaRecibos'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  crearRecibo: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+         *       "fecha": "2026-12-05T13:42:10-06:00",
+         *       "forma_pago": "01",
+         *       "folio": "T-000815",
+         *       "sucursal": "Centro",
+         *       "conceptos": [
+         *         {
+         *           "cantidad": "2",
+         *           "clave_prod_serv": "50192100",
+         *           "clave_unidad": "H87",
+         *           "descripcion": "Torta de milanesa",
+         *           "valor_unitario": "50.000000",
+         *           "objeto_imp": "02",
+         *           "impuestos": {
+         *             "traslados": [
+         *               {
+         *                 "impuesto": "002",
+         *                 "tipo_factor": "Tasa",
+         *                 "tasa_o_cuota": "0.160000"
+         *               }
+         *             ]
+         *           }
+         *         }
+         *       ]
+         *     }
+         */
+        'application/json': components['schemas']['ReciboNuevo'];
+      };
+    };
+    responses: {
+      /** @description Recibo registrado. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "rec_01kbq5b2c4d6f8h0k2m4p6r8t0",
+           *       "objeto": "recibo",
+           *       "modo": "test",
+           *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *       "estado": "abierto",
+           *       "fecha": "2026-12-05T13:42:10",
+           *       "folio": "T-000815",
+           *       "sucursal": "Centro",
+           *       "forma_pago": "01",
+           *       "moneda": "MXN",
+           *       "tipo_cambio": null,
+           *       "lugar_expedicion": "42501",
+           *       "conceptos": [
+           *         {
+           *           "producto": null,
+           *           "no_identificacion": null,
+           *           "cantidad": "2",
+           *           "clave_prod_serv": "50192100",
+           *           "clave_unidad": "H87",
+           *           "unidad": null,
+           *           "descripcion": "Torta de milanesa",
+           *           "valor_unitario": "50.000000",
+           *           "importe": "100.000000",
+           *           "descuento": null,
+           *           "objeto_imp": "02",
+           *           "impuestos": {
+           *             "traslados": [
+           *               {
+           *                 "base": "100.000000",
+           *                 "impuesto": "002",
+           *                 "tipo_factor": "Tasa",
+           *                 "tasa_o_cuota": "0.160000",
+           *                 "importe": "16.000000"
+           *               }
+           *             ],
+           *             "retenciones": []
+           *           }
+           *         }
+           *       ],
+           *       "impuestos": {
+           *         "total_impuestos_trasladados": "16.00",
+           *         "total_impuestos_retenidos": null,
+           *         "traslados": [
+           *           {
+           *             "base": "100.00",
+           *             "impuesto": "002",
+           *             "tipo_factor": "Tasa",
+           *             "tasa_o_cuota": "0.160000",
+           *             "importe": "16.00"
+           *           }
+           *         ],
+           *         "retenciones": []
+           *       },
+           *       "subtotal": "100.00",
+           *       "descuento": null,
+           *       "total": "116.00",
+           *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+           *       "url_autofactura": "https://facturas.ejemplo.mx/autofactura?clave=7K3M-Q9XD-2HVA-RT5B",
+           *       "vence_en": "2027-01-04T19:42:11.204Z",
+           *       "factura": null,
+           *       "factura_global": null,
+           *       "cancelado_en": null,
+           *       "creado_en": "2026-12-05T19:42:11.204Z",
+           *       "actualizado_en": "2026-12-05T19:42:11.204Z"
+           *     }
+           */
+          'application/json': components['schemas']['Recibo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerRecibo: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El recibo. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "rec_01kbq5b2c4d6f8h0k2m4p6r8t0",
+           *       "objeto": "recibo",
+           *       "modo": "test",
+           *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *       "estado": "abierto",
+           *       "fecha": "2026-12-05T13:42:10",
+           *       "folio": "T-000815",
+           *       "sucursal": "Centro",
+           *       "forma_pago": "01",
+           *       "moneda": "MXN",
+           *       "tipo_cambio": null,
+           *       "lugar_expedicion": "42501",
+           *       "conceptos": [
+           *         {
+           *           "producto": null,
+           *           "no_identificacion": null,
+           *           "cantidad": "2",
+           *           "clave_prod_serv": "50192100",
+           *           "clave_unidad": "H87",
+           *           "unidad": null,
+           *           "descripcion": "Torta de milanesa",
+           *           "valor_unitario": "50.000000",
+           *           "importe": "100.000000",
+           *           "descuento": null,
+           *           "objeto_imp": "02",
+           *           "impuestos": {
+           *             "traslados": [
+           *               {
+           *                 "base": "100.000000",
+           *                 "impuesto": "002",
+           *                 "tipo_factor": "Tasa",
+           *                 "tasa_o_cuota": "0.160000",
+           *                 "importe": "16.000000"
+           *               }
+           *             ],
+           *             "retenciones": []
+           *           }
+           *         }
+           *       ],
+           *       "impuestos": {
+           *         "total_impuestos_trasladados": "16.00",
+           *         "total_impuestos_retenidos": null,
+           *         "traslados": [
+           *           {
+           *             "base": "100.00",
+           *             "impuesto": "002",
+           *             "tipo_factor": "Tasa",
+           *             "tasa_o_cuota": "0.160000",
+           *             "importe": "16.00"
+           *           }
+           *         ],
+           *         "retenciones": []
+           *       },
+           *       "subtotal": "100.00",
+           *       "descuento": null,
+           *       "total": "116.00",
+           *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+           *       "url_autofactura": "https://facturas.ejemplo.mx/autofactura?clave=7K3M-Q9XD-2HVA-RT5B",
+           *       "vence_en": "2027-01-04T19:42:11.204Z",
+           *       "factura": null,
+           *       "factura_global": null,
+           *       "cancelado_en": null,
+           *       "creado_en": "2026-12-05T19:42:11.204Z",
+           *       "actualizado_en": "2026-12-05T19:42:11.204Z"
+           *     }
+           */
+          'application/json': components['schemas']['Recibo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  cancelarRecibo: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Recibo cancelado. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "rec_01kbq5b2c4d6f8h0k2m4p6r8t0",
+           *       "objeto": "recibo",
+           *       "modo": "test",
+           *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *       "estado": "cancelado",
+           *       "fecha": "2026-12-05T13:42:10",
+           *       "folio": "T-000815",
+           *       "sucursal": "Centro",
+           *       "forma_pago": "01",
+           *       "moneda": "MXN",
+           *       "tipo_cambio": null,
+           *       "lugar_expedicion": "42501",
+           *       "conceptos": [
+           *         {
+           *           "producto": null,
+           *           "no_identificacion": null,
+           *           "cantidad": "2",
+           *           "clave_prod_serv": "50192100",
+           *           "clave_unidad": "H87",
+           *           "unidad": null,
+           *           "descripcion": "Torta de milanesa",
+           *           "valor_unitario": "50.000000",
+           *           "importe": "100.000000",
+           *           "descuento": null,
+           *           "objeto_imp": "02",
+           *           "impuestos": {
+           *             "traslados": [
+           *               {
+           *                 "base": "100.000000",
+           *                 "impuesto": "002",
+           *                 "tipo_factor": "Tasa",
+           *                 "tasa_o_cuota": "0.160000",
+           *                 "importe": "16.000000"
+           *               }
+           *             ],
+           *             "retenciones": []
+           *           }
+           *         }
+           *       ],
+           *       "impuestos": {
+           *         "total_impuestos_trasladados": "16.00",
+           *         "total_impuestos_retenidos": null,
+           *         "traslados": [
+           *           {
+           *             "base": "100.00",
+           *             "impuesto": "002",
+           *             "tipo_factor": "Tasa",
+           *             "tasa_o_cuota": "0.160000",
+           *             "importe": "16.00"
+           *           }
+           *         ],
+           *         "retenciones": []
+           *       },
+           *       "subtotal": "100.00",
+           *       "descuento": null,
+           *       "total": "116.00",
+           *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+           *       "url_autofactura": "https://facturas.ejemplo.mx/autofactura?clave=7K3M-Q9XD-2HVA-RT5B",
+           *       "vence_en": "2027-01-04T19:42:11.204Z",
+           *       "factura": null,
+           *       "factura_global": null,
+           *       "cancelado_en": "2026-12-05T21:03:40.518Z",
+           *       "creado_en": "2026-12-05T19:42:11.204Z",
+           *       "actualizado_en": "2026-12-05T21:03:40.518Z"
+           *     }
+           */
+          'application/json': components['schemas']['Recibo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  descargarQrRecibo: {
+    parameters: {
+      query?: {
+        /** @description `png` o `svg`. Por omisión: `png`. */
+        formato?: 'png' | 'svg';
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El código QR. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+          'image/svg+xml': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
   obtenerCuenta: {
     parameters: {
       query?: never;
@@ -9131,6 +10108,96 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['EventoCorreoFallido'];
+      };
+    };
+    responses: {
+      /** @description Recibido (cualquier 2xx vale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  eventoReciboCreado: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description HMAC-SHA256 del cuerpo crudo con `secreto_firma` (la cadena completa, `whsec_` incluido, en
+         *     UTF-8), en hexadecimal en minúsculas. Tras una rotación firma el secreto nuevo.
+         */
+        'X-Facturacion-Firma': components['parameters']['WebhookFirma'];
+        /**
+         * @description Solo durante las 24 horas que siguen a una rotación: la misma firma con el secreto anterior,
+         *     para que el receptor cambie de secreto sin perder entregas.
+         */
+        'X-Facturacion-Firma-Anterior'?: components['parameters']['WebhookFirmaAnterior'];
+        /**
+         * @description `t=<segundos unix>,v1=<hex>`: HMAC-SHA256 de `"<t>."` seguido del cuerpo crudo, con el
+         *     secreto; durante una rotación lleva un `v1` por secreto (el nuevo primero). Rechace un `t` a más
+         *     de 5 minutos de su reloj: una entrega capturada no sirve después.
+         */
+        'X-Facturacion-Firma-Tiempo': components['parameters']['WebhookFirmaTiempo'];
+        /** @description Id del evento (`evt_…`), el mismo en cada intento y reenvío. */
+        'X-Facturacion-Evento': components['parameters']['WebhookEvento'];
+        /** @description Id de la entrega (`ent_…`); un reenvío es otra entrega del mismo evento. */
+        'X-Facturacion-Entrega': components['parameters']['WebhookEntrega'];
+        /** @description Número de intento de esta entrega, de 1 a 5. */
+        'X-Facturacion-Intento': components['parameters']['WebhookIntento'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EventoReciboCreado'];
+      };
+    };
+    responses: {
+      /** @description Recibido (cualquier 2xx vale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  eventoReciboCancelado: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description HMAC-SHA256 del cuerpo crudo con `secreto_firma` (la cadena completa, `whsec_` incluido, en
+         *     UTF-8), en hexadecimal en minúsculas. Tras una rotación firma el secreto nuevo.
+         */
+        'X-Facturacion-Firma': components['parameters']['WebhookFirma'];
+        /**
+         * @description Solo durante las 24 horas que siguen a una rotación: la misma firma con el secreto anterior,
+         *     para que el receptor cambie de secreto sin perder entregas.
+         */
+        'X-Facturacion-Firma-Anterior'?: components['parameters']['WebhookFirmaAnterior'];
+        /**
+         * @description `t=<segundos unix>,v1=<hex>`: HMAC-SHA256 de `"<t>."` seguido del cuerpo crudo, con el
+         *     secreto; durante una rotación lleva un `v1` por secreto (el nuevo primero). Rechace un `t` a más
+         *     de 5 minutos de su reloj: una entrega capturada no sirve después.
+         */
+        'X-Facturacion-Firma-Tiempo': components['parameters']['WebhookFirmaTiempo'];
+        /** @description Id del evento (`evt_…`), el mismo en cada intento y reenvío. */
+        'X-Facturacion-Evento': components['parameters']['WebhookEvento'];
+        /** @description Id de la entrega (`ent_…`); un reenvío es otra entrega del mismo evento. */
+        'X-Facturacion-Entrega': components['parameters']['WebhookEntrega'];
+        /** @description Número de intento de esta entrega, de 1 a 5. */
+        'X-Facturacion-Intento': components['parameters']['WebhookIntento'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EventoReciboCancelado'];
       };
     };
     responses: {

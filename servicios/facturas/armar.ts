@@ -94,7 +94,7 @@ async function resolverCliente(
  * client's stored data are left to the stamping, which records them on the draft: fixing the client or the
  * organization then lets the same draft be stamped. The certificate is only known when sealing.
  */
-function revisarComprobante(d: DepsArmar, entrada: EntradaSinSello) {
+export function revisarComprobante(d: Pick<DepsArmar, 'catalogos' | 'ahora'>, entrada: EntradaSinSello) {
   const { nodo, importes } = construirComprobante({ ...entrada, no_certificado: '', certificado: '' });
   exigirSinViolaciones(
     validarComprobante(nodo, d.catalogos, { ahora: d.ahora() })
@@ -108,31 +108,28 @@ function revisarComprobante(d: DepsArmar, entrada: EntradaSinSello) {
   return importes;
 }
 
-type EntradaSinSello = Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'>;
+export type EntradaSinSello = Omit<ComprobanteEntrada, 'no_certificado' | 'certificado'>;
 
 /**
- * Turns a create request into the stored document: resolves organization, client and products in the
- * caller's scope, applies the defaults, and refuses what is wrong with the request itself (missing fields,
- * unknown codes, invalid taxes, and every SAT-matrix rule the request alone decides).
+ * The request's concepts as the CFDI will carry them: products resolved in the caller's scope (and of the same
+ * organization), the required fields of inline concepts, and their SAT codes and taxes checked. Receipts use it
+ * too, so a receipt and the invoice made from it resolve and compute a concept the same way.
  */
-export async function armarDocumento(
-  d: DepsArmar,
+export async function armarConceptos(
+  d: Pick<DepsArmar, 'productos' | 'catalogos'>,
   a: Alcance,
-  f: FacturaNueva,
-  /** The request's organization, already resolved in the caller's scope (one read per request). */
-  org: Awaited<ReturnType<DepsArmar['organizaciones']['resolver']>>,
-): Promise<DocumentoFactura> {
-  const cliente = await resolverCliente(d, a, org.id, f.cliente);
-
+  pedidos: ConceptoNuevo[],
+  organizacionId: string,
+): Promise<{ conceptos: ConceptoEntrada[]; productos: (string | null)[] }> {
   const violaciones: Violacion[] = [];
   const conceptos: ConceptoEntrada[] = [];
   const productos: (string | null)[] = [];
-  for (const [i, c] of f.conceptos.entries()) {
+  for (const [i, c] of pedidos.entries()) {
     const p = `conceptos[${i}]`;
     const cantidad = cantidadTexto(c.cantidad, `${p}.cantidad`);
     if (c.producto) {
       const prod = await d.productos.resolver(a, c.producto, `${p}.producto`);
-      if (prod.organizacion_id !== org.id) {
+      if (prod.organizacion_id !== organizacionId) {
         throw new ErrorNegocio(
           'regla_de_negocio',
           'producto_de_otra_organizacion',
@@ -175,18 +172,45 @@ export async function armarDocumento(
     );
   }
   exigirSinViolaciones(violaciones);
+  return { conceptos, productos };
+}
 
-  const moneda = f.moneda ?? 'MXN';
+/** The currency from c_Moneda, with the exchange rate it needs (none for MXN and XXX). */
+export function resolverMoneda(
+  d: Pick<DepsArmar, 'catalogos'>,
+  pedida: string | undefined,
+  tipoCambio: string | undefined,
+): { moneda: string; decimales: number } {
+  const moneda = pedida ?? 'MXN';
   const registroMoneda = d.catalogos.moneda(moneda);
   if (!registroMoneda)
     throw invalido('moneda_invalida', `La moneda ${moneda} no está en el catálogo c_Moneda.`, 'moneda');
-  if (moneda !== 'MXN' && moneda !== 'XXX' && !f.tipo_cambio) {
+  if (moneda !== 'MXN' && moneda !== 'XXX' && !tipoCambio) {
     throw invalido(
       'tipo_cambio_requerido',
       `Con moneda ${moneda} se requiere tipo_cambio (pesos por unidad).`,
       'tipo_cambio',
     );
   }
+  return { moneda, decimales: registroMoneda.decimales };
+}
+
+/**
+ * Turns a create request into the stored document: resolves organization, client and products in the
+ * caller's scope, applies the defaults, and refuses what is wrong with the request itself (missing fields,
+ * unknown codes, invalid taxes, and every SAT-matrix rule the request alone decides).
+ */
+export async function armarDocumento(
+  d: DepsArmar,
+  a: Alcance,
+  f: FacturaNueva,
+  /** The request's organization, already resolved in the caller's scope (one read per request). */
+  org: Awaited<ReturnType<DepsArmar['organizaciones']['resolver']>>,
+): Promise<DocumentoFactura> {
+  const cliente = await resolverCliente(d, a, org.id, f.cliente);
+
+  const { conceptos, productos } = await armarConceptos(d, a, f.conceptos, org.id);
+  const { moneda, decimales: decimalesMoneda } = resolverMoneda(d, f.moneda, f.tipo_cambio);
   const metodo = f.metodo_pago ?? 'PUE';
   // PPD means "paid later": the payment form is not known yet (CFDI40105).
   if (metodo === 'PPD' && f.forma_pago && f.forma_pago !== '99') {
@@ -213,7 +237,7 @@ export async function armarDocumento(
     metodo_pago: metodo,
     condiciones_pago: f.condiciones_pago,
     moneda,
-    decimales_moneda: registroMoneda.decimales,
+    decimales_moneda: decimalesMoneda,
     tipo_cambio: moneda === 'MXN' ? undefined : f.tipo_cambio,
     exportacion: f.exportacion ?? '01',
     lugar_expedicion: lugar,

@@ -152,6 +152,18 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
       expect(r.status).toBe(202);
       return { test: r.body.id as string };
     },
+    // A receipt needs no PAC nor CSD: one in each mode.
+    recibos: async (d) => {
+      const recibo = (org: string, prod: string) => ({
+        organizacion: org,
+        forma_pago: '01',
+        conceptos: [{ producto: prod, cantidad: 1 }],
+      });
+      return {
+        test: creado(await d.http.test.post('/v1/recibos', recibo(d.org.test, d.prod.test))),
+        live: creado(await d.http.live.post('/v1/recibos', recibo(d.org.live, d.prod.live))),
+      };
+    },
     llaves_api: async (d, p) => {
       // A live key of its own: if a test key could revoke it, the owner's working live key survives.
       await llaveLiveDirecta(p.db, d.cuentaId);

@@ -33,6 +33,8 @@ contrato('organizaciones', (impl) => {
       // Email settings not given: no Reply-To, automatic email on.
       correo: null,
       correo_automatico: true,
+      // Receipts open to their buyers for 30 days unless the organization says otherwise.
+      autofactura_plazo_dias: 30,
       creado_en: ahora,
       actualizado_en: ahora,
       cert_id: null,

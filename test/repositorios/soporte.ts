@@ -2,6 +2,7 @@ import { randomBytes, randomInt, randomUUID } from 'node:crypto';
 import { crearKnex } from '../../db/conexion';
 import { nuevoId } from '../../db/ids';
 import { crearRepositorioCertificados } from '../../db/repositorios/certificados';
+import { crearRepositorioRecibos } from '../../db/repositorios/recibos';
 import { crearRepositorioCorreos } from '../../db/repositorios/correos';
 import { crearRepositorioClientes } from '../../db/repositorios/clientes';
 import { esDuplicado } from '../../db/repositorios/con-alcance';
@@ -38,6 +39,7 @@ import { crearLlavesEnMemoria } from '../support/memoria/llaves';
 import { crearOrganizacionesEnMemoria } from '../support/memoria/organizaciones';
 import { crearPagosEnMemoria } from '../support/memoria/pagos';
 import { crearProductosEnMemoria } from '../support/memoria/productos';
+import { crearRecibosEnMemoria } from '../support/memoria/recibos';
 import { crearSondasEnMemoria } from '../support/memoria/sondas';
 import { crearTransaccionesEnMemoria } from '../support/memoria/transacciones';
 import { crearWebhooksEnMemoria } from '../support/memoria/webhooks';
@@ -64,6 +66,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     webhooks: crearRepositorioWebhooks(db),
     entregas: crearRepositorioEntregas(db),
     correos: crearRepositorioCorreos(db),
+    recibos: crearRepositorioRecibos(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),
     limites: crearRepositorioLimites(db),
   };
@@ -105,6 +108,7 @@ function enMemoria(): Implementacion {
       webhooks: crearWebhooksEnMemoria(m),
       entregas: crearEntregasEnMemoria(m),
       correos: crearCorreosEnMemoria(m),
+      recibos: crearRecibosEnMemoria(m),
       idempotencia: crearIdempotenciaEnMemoria(m, crearBoveda({ clave: randomBytes(32), version: 1 })),
       limites: crearLimitesEnMemoria(m),
     },

@@ -256,6 +256,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     logger,
     webhooksLocalesEnTest: true,
     pac: { pac: { ...config.pac, sandboxUrl: pacUrl } },
+    urlAutofactura: config.autofacturaUrlBase,
   });
   const metricas = crearMetricasApi(crearRepositorioFacturas(db));
   const api = await escuchar(

@@ -132,6 +132,11 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['post', '/v1/facturas/{id}/correo'],
   ['get', '/v1/correos'],
   ['get', '/v1/correos/{id}'],
+  ['post', '/v1/recibos'],
+  ['get', '/v1/recibos'],
+  ['get', '/v1/recibos/{id}'],
+  ['post', '/v1/recibos/{id}/cancelar'],
+  ['get', '/v1/recibos/{id}/qr'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
@@ -152,6 +157,7 @@ const LISTAS = [
   '/v1/eventos',
   '/v1/eventos/{id}/entregas',
   '/v1/correos',
+  '/v1/recibos',
   '/v1/llaves_api',
 ];
 // Operator routes: loopback or the operator's bearer token, with a 401 of their own.

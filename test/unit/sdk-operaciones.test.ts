@@ -78,6 +78,11 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   obtenerEvento: (s) => s.eventos.obtener(ID),
   listarEntregasEvento: (s) => s.eventos.entregas(ID).pagina(),
   obtenerEntrega: (s) => s.entregas.obtener(ID),
+  crearRecibo: (s) => s.recibos.crear(x),
+  listarRecibos: (s) => s.recibos.listar({ estado: 'abierto' }).pagina(),
+  obtenerRecibo: (s) => s.recibos.obtener(ID),
+  cancelarRecibo: (s) => s.recibos.cancelar(ID),
+  descargarQrRecibo: (s) => s.recibos.qr(ID),
   enviarCorreoFactura: (s) => s.correos.enviar(ID, { destinatarios: ['a@b.mx'] }),
   listarCorreos: (s) => s.correos.listar({ factura: ID }).pagina(),
   obtenerCorreo: (s) => s.correos.obtener(ID),
@@ -118,7 +123,8 @@ describe('SDK: cada operación de openapi.yaml tiene su método', () => {
       r.ruta.endsWith('/xml') ||
       r.ruta.endsWith('/pdf') ||
       r.ruta.endsWith('/acuse') ||
-      r.ruta.endsWith('/auditoria')
+      r.ruta.endsWith('/auditoria') ||
+      r.ruta.endsWith('/qr')
         ? { cuerpo: 'bytes' }
         : {
             json: {

@@ -13,6 +13,7 @@ import { crearLlavesEnMemoria } from './llaves';
 import { crearOrganizacionesEnMemoria } from './organizaciones';
 import { crearPagosEnMemoria } from './pagos';
 import { crearProductosEnMemoria } from './productos';
+import { crearRecibosEnMemoria } from './recibos';
 import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
 import { crearWebhooksEnMemoria } from './webhooks';
@@ -27,6 +28,7 @@ export { crearContextoActividad } from './actividad';
 export { crearEnviadorEnMemoria, RESPUESTA_OK, type EnviadorEnMemoria } from './enviador';
 export { crearCorreoEnMemoria, CORREO_ACEPTADO, type CorreoEnMemoria } from './correo';
 export { tablaCorreos } from './correos';
+export { tablaRecibos } from './recibos';
 export { crearMetricasEnMemoria, type MetricasEnMemoria } from './metricas';
 export { tablaEntregas, tablaIntentos } from './entregas';
 export { tablaPorDespachar } from './eventos';
@@ -56,6 +58,7 @@ export function crearMemoria() {
     facturas: crearFacturasEnMemoria(almacen),
     eventos,
     pagos: crearPagosEnMemoria(almacen),
+    recibos: crearRecibosEnMemoria(almacen),
     sondas: crearSondasEnMemoria(almacen),
     webhooks: crearWebhooksEnMemoria(almacen),
     entregas,

@@ -17,7 +17,7 @@ import { tablaCertificados } from './certificados';
 import { porConexion } from './transacciones';
 
 type OrganizacionGuardada = DatosOrganizacion &
-  Pick<FilaOrganizacion, 'correo' | 'correo_automatico'> &
+  Pick<FilaOrganizacion, 'correo' | 'correo_automatico' | 'autofactura_plazo_dias'> &
   ColumnasAlcance & { id: string; creado_en: Date; actualizado_en: Date };
 
 /** Shared with invoices (the accent color the PDF is printed with). */
@@ -56,7 +56,13 @@ export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizacio
     },
     async insertar(a, id, datos, ahora) {
       await sinDuplicar(async () =>
-        tabla.insertar({ ...filaNueva(a, id, ahora), correo: null, correo_automatico: true, ...datos }),
+        tabla.insertar({
+          ...filaNueva(a, id, ahora),
+          correo: null,
+          correo_automatico: true,
+          autofactura_plazo_dias: 30,
+          ...datos,
+        }),
       );
     },
     async actualizar(a, id, cambios, ahora) {

@@ -28,6 +28,7 @@ import type { SolicitudPago } from '../../../dominio/pago';
 import { crearCorreoEnMemoria } from './correo';
 import { crearEnviadorEnMemoria } from './enviador';
 import { crearServicioCorreos } from '../../../servicios/correos';
+import { crearServicioRecibos } from '../../../servicios/recibos';
 import { alcance, crearMemoria, type Memoria } from './index';
 import { crearMetricasEnMemoria } from './metricas';
 import { crearPacEnMemoria } from './pac';
@@ -126,6 +127,16 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       facturas: m.facturas,
       transacciones: m.transacciones,
       iniciador: m.despachador,
+    }),
+    recibos: crearServicioRecibos({
+      ...deps,
+      recibos: m.recibos,
+      eventos: m.eventos,
+      transacciones: m.transacciones,
+      organizaciones,
+      productos,
+      boveda,
+      urlAutofactura: 'https://facturas.ejemplo.mx',
     }),
   };
 }

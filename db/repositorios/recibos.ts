@@ -1,0 +1,143 @@
+import type { Knex } from 'knex';
+import type { Alcance, Modo } from '../../dominio/alcance';
+import type { Pagina, Tramo } from '../../dominio/paginacion';
+import type { DocumentoRecibo, EstadoRecibo } from '../../dominio/recibo';
+import { paginar } from '../paginacion';
+import { conexion, type Transaccion } from '../transacciones';
+import { columnasAlcance, conAlcance, leerJson, sinDuplicar } from './con-alcance';
+
+export interface FilaRecibo {
+  id: string;
+  modo: Modo;
+  organizacion_id: string;
+  estado: EstadoRecibo;
+  /** The sale's local time at the place of issue, `YYYY-MM-DDThh:mm:ss`. */
+  fecha: string;
+  folio: string | null;
+  sucursal: string | null;
+  documento: DocumentoRecibo;
+  /** The buyer's key, sealed by the vault (bound to this row, account and mode). */
+  clave_cifrada: Buffer;
+  dek_cifrada: Buffer;
+  version_clave: number;
+  vence_en: Date;
+  factura_id: string | null;
+  factura_global_id: string | null;
+  cancelado_en: Date | null;
+  creado_en: Date;
+  actualizado_en: Date;
+}
+
+export type ReciboNuevoFila = Pick<
+  FilaRecibo,
+  | 'id'
+  | 'organizacion_id'
+  | 'fecha'
+  | 'folio'
+  | 'sucursal'
+  | 'documento'
+  | 'clave_cifrada'
+  | 'dek_cifrada'
+  | 'version_clave'
+  | 'vence_en'
+> & { clave_hash: string };
+
+export interface FiltrosRecibos {
+  organizacionId?: string;
+  estado?: EstadoRecibo;
+  /** Local dates (`YYYY-MM-DD`), both days included. */
+  fechaDesde?: string;
+  fechaHasta?: string;
+}
+
+/** Who a key belongs to: all the portal learns before it reads the receipt in that scope. */
+export interface DuenioClave {
+  id: string;
+  cuenta_id: string;
+  modo: Modo;
+}
+
+const COLUMNAS = [
+  'id',
+  'modo',
+  'organizacion_id',
+  'estado',
+  'fecha',
+  'folio',
+  'sucursal',
+  'documento',
+  'clave_cifrada',
+  'dek_cifrada',
+  'version_clave',
+  'vence_en',
+  'factura_id',
+  'factura_global_id',
+  'cancelado_en',
+  'creado_en',
+  'actualizado_en',
+].map((c) => `recibos.${c}`);
+
+type FilaBd = Omit<FilaRecibo, 'documento'> & { documento: unknown };
+
+const leer = (f: FilaBd): FilaRecibo => ({ ...f, documento: leerJson<DocumentoRecibo>(f.documento) });
+
+export function crearRepositorioRecibos(db: Knex) {
+  return {
+    /** Inside the caller's transaction (the one that writes `recibo.creado`); a folio taken → RegistroDuplicado. */
+    async insertar(tx: Transaccion, a: Alcance, r: ReciboNuevoFila): Promise<void> {
+      await sinDuplicar(() =>
+        conexion(
+          db,
+          tx,
+        )('recibos').insert({
+          ...r,
+          ...columnasAlcance(a),
+          documento: JSON.stringify(r.documento),
+          estado: 'abierto',
+        }),
+      );
+    },
+
+    async obtener(
+      a: Pick<Alcance, 'cuentaId' | 'modo'>,
+      id: string,
+      tx?: Transaccion,
+    ): Promise<FilaRecibo | undefined> {
+      const f = (await conAlcance(conexion(db, tx), 'recibos', a)
+        .select(COLUMNAS)
+        .where('recibos.id', id)
+        .first()) as FilaBd | undefined;
+      return f && leer(f);
+    },
+
+    async listar(a: Alcance, filtros: FiltrosRecibos, pagina: Pagina): Promise<Tramo<FilaRecibo>> {
+      const c = conAlcance(db, 'recibos', a).select(COLUMNAS);
+      if (filtros.organizacionId) c.where('recibos.organizacion_id', filtros.organizacionId);
+      if (filtros.estado) c.where('recibos.estado', filtros.estado);
+      if (filtros.fechaDesde) c.where('recibos.fecha', '>=', `${filtros.fechaDesde}T00:00:00`);
+      if (filtros.fechaHasta) c.where('recibos.fecha', '<=', `${filtros.fechaHasta}T23:59:59`);
+      const t = await paginar<FilaBd>(c, pagina, 'recibos.id');
+      return { datos: t.datos.map(leer), hayMas: t.hayMas };
+    },
+
+    /**
+     * Cancels an open receipt inside the caller's transaction (the one that writes `recibo.cancelado`). False
+     * when it was not open: a receipt invoiced or in a global invoice meanwhile stays as it is.
+     */
+    async cancelar(tx: Transaccion, a: Alcance, id: string, en: Date): Promise<boolean> {
+      const n = await conAlcance(conexion(db, tx), 'recibos', a)
+        .where({ id, estado: 'abierto' })
+        .update({ estado: 'cancelado', cancelado_en: en, actualizado_en: en });
+      return n > 0;
+    },
+
+    /** The receipt a key opens, in any account: the self-invoicing portal has no API key, only the key. */
+    async porHashClave(hash: string): Promise<DuenioClave | undefined> {
+      return (await db('recibos').where({ clave_hash: hash }).first('id', 'cuenta_id', 'modo')) as
+        | DuenioClave
+        | undefined;
+    },
+  };
+}
+
+export type RepositorioRecibos = ReturnType<typeof crearRepositorioRecibos>;

@@ -1,0 +1,235 @@
+import type { Esquema } from '../contrato';
+import { fechaCfdi } from '../cfdi/fecha';
+import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import { nuevoId } from '../db/ids';
+import type { RepositorioEventos } from '../db/repositorios/eventos';
+import type { FilaRecibo, RepositorioRecibos } from '../db/repositorios/recibos';
+import type { Transacciones } from '../db/transacciones';
+import type { Alcance } from '../dominio/alcance';
+import { ErrorNegocio, noEncontrado, RegistroDuplicado } from '../dominio/errores';
+import { mapearTramo, type Pagina } from '../dominio/paginacion';
+import { PLAZO_AUTOFACTURA_MAXIMO_DIAS, type EstadoRecibo } from '../dominio/recibo';
+import { qrPng, qrSvgDocumento } from '../pdf/qr-svg';
+import { dtoRecibo, urlAutofactura, type Recibo } from '../presentacion/recibo';
+import type { Boveda } from '../seguridad/boveda';
+import { hashClaveRecibo, nuevaClaveRecibo } from '../seguridad/claves-recibo';
+import type { CreacionIdempotente } from './creacion';
+import { armarConceptos, resolverMoneda, revisarComprobante } from './facturas/armar';
+import { fechaLocal } from './fechas';
+import type { ServicioOrganizaciones } from './organizaciones';
+import type { ServicioProductos } from './productos';
+
+/** The request body, as the contract declares it. */
+export type ReciboNuevo = Esquema<'ReciboNuevo'>;
+
+export interface DepsRecibos {
+  recibos: RepositorioRecibos;
+  eventos: RepositorioEventos;
+  transacciones: Transacciones;
+  organizaciones: ServicioOrganizaciones;
+  productos: ServicioProductos;
+  catalogos: ConsultaCatalogos;
+  /** Seals the buyer's key so the receipt's account can read it again. */
+  boveda: Boveda;
+  /** Origin of the self-invoicing portal (AUTOFACTURA_URL_BASE, else the API's own). */
+  urlAutofactura: string;
+  ahora?: () => Date;
+}
+
+const DIA_MS = 86_400_000;
+
+/**
+ * Until the global invoice exists a receipt is computed as the concept of a CFDI to the general public: the same
+ * document builder and SAT-matrix engine as an invoice, so its totals are exactly the invoice's. Rules about the
+ * receiver (InformacionGlobal among them) belong to the invoice made from it later and are left out.
+ */
+const PUBLICO_EN_GENERAL = {
+  rfc: 'XAXX010101000',
+  nombre: 'PUBLICO EN GENERAL',
+  regimen_fiscal: '616',
+  uso_cfdi: 'S01',
+};
+
+const regla = (codigo: string, mensaje: string, parametro: string) =>
+  new ErrorNegocio('regla_de_negocio', codigo, mensaje, parametro);
+const noExiste = (id: string) => noEncontrado('recibo_no_encontrado', `El recibo ${id} no existe.`);
+
+export function crearServicioRecibos(deps: DepsRecibos) {
+  const ahora = deps.ahora ?? (() => new Date());
+  const repo = deps.recibos;
+  const contexto = (a: Alcance, id: string) => ({ cuentaId: a.cuentaId, modo: a.modo, registroId: id });
+
+  /** The receipt as its own account sees it: with its buyer's key, opened from the vault. */
+  function conAcceso(a: Alcance, f: FilaRecibo): Recibo {
+    const clave = deps.boveda
+      .abrir(contexto(a, f.id), f.dek_cifrada, { clave: f.clave_cifrada }, f.version_clave)
+      .clave!.toString('utf8');
+    return dtoRecibo(f, { clave, url: urlAutofactura(deps.urlAutofactura, clave) });
+  }
+
+  async function fila(a: Alcance, id: string): Promise<FilaRecibo> {
+    const f = await repo.obtener(a, id);
+    if (!f) throw noExiste(id);
+    return f;
+  }
+
+  return {
+    async crear(a: Alcance, e: ReciboNuevo, c: CreacionIdempotente = {}): Promise<Recibo> {
+      // An earlier attempt with this key committed it and lost its answer: the same receipt, not a second one.
+      if (c.recurso) return conAcceso(a, await fila(a, c.recurso));
+      const org = await deps.organizaciones.resolver(a, e.organizacion, 'organizacion');
+      if (e.forma_pago === '99') {
+        throw regla(
+          'forma_pago_invalida',
+          'Un recibo es una venta pagada: indique cómo se pagó (la forma 99, por definir, no se admite).',
+          'forma_pago',
+        );
+      }
+      const { conceptos, productos } = await armarConceptos(deps, a, e.conceptos, org.id);
+      const { moneda, decimales } = resolverMoneda(deps, e.moneda, e.tipo_cambio);
+      // The organization's postal code passed the catalog when it was stored.
+      const huso = deps.catalogos.codigoPostal(org.codigo_postal)!.huso_horario;
+      const instante = ahora();
+      const ahoraLocal = fechaCfdi(instante, huso);
+      const fecha = e.fecha ? fechaLocal(e.fecha, huso, 'fecha') : ahoraLocal;
+      if (fecha > ahoraLocal) {
+        throw regla(
+          'fecha_futura',
+          `fecha ${fecha} es posterior a este momento (${ahoraLocal}, hora local): registre ventas ya hechas.`,
+          'fecha',
+        );
+      }
+      const tipoCambio = moneda === 'MXN' ? undefined : e.tipo_cambio;
+      const importes = revisarComprobante(
+        { catalogos: deps.catalogos, ahora },
+        {
+          tipo: 'I',
+          fecha,
+          forma_pago: e.forma_pago,
+          metodo_pago: 'PUE',
+          moneda,
+          decimales_moneda: decimales,
+          tipo_cambio: tipoCambio,
+          exportacion: '01',
+          lugar_expedicion: org.codigo_postal,
+          emisor: { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal },
+          receptor: { ...PUBLICO_EN_GENERAL, domicilio_fiscal: org.codigo_postal },
+          conceptos,
+        },
+      );
+      const venceEn = e.vence_en
+        ? new Date(e.vence_en)
+        : new Date(instante.getTime() + org.autofactura_plazo_dias * DIA_MS);
+      const limite = instante.getTime() + PLAZO_AUTOFACTURA_MAXIMO_DIAS * DIA_MS;
+      if (venceEn.getTime() <= instante.getTime() || venceEn.getTime() > limite) {
+        throw regla(
+          'vence_en_invalido',
+          `vence_en debe ser posterior a este momento y a lo más ${PLAZO_AUTOFACTURA_MAXIMO_DIAS} días después.`,
+          'vence_en',
+        );
+      }
+      const id = nuevoId('rec');
+      const clave = nuevaClaveRecibo();
+      const sellado = deps.boveda.sellar(contexto(a, id), { clave: Buffer.from(clave, 'utf8') });
+      try {
+        await deps.transacciones.ejecutar(async (tx) => {
+          await repo.insertar(tx, a, {
+            id,
+            organizacion_id: org.id,
+            fecha,
+            folio: e.folio ?? null,
+            sucursal: e.sucursal ?? null,
+            documento: {
+              forma_pago: e.forma_pago,
+              moneda,
+              decimales_moneda: decimales,
+              ...(tipoCambio === undefined ? {} : { tipo_cambio: tipoCambio }),
+              lugar_expedicion: org.codigo_postal,
+              huso_horario: huso,
+              conceptos,
+              productos,
+              importes,
+            },
+            clave_hash: hashClaveRecibo(clave),
+            clave_cifrada: sellado.campos.clave!,
+            dek_cifrada: sellado.dekCifrada,
+            version_clave: sellado.version,
+            vence_en: venceEn,
+          });
+          await c.anotar?.(tx, id);
+          await deps.eventos.registrar(
+            tx,
+            a,
+            'recibo.creado',
+            dtoRecibo((await repo.obtener(a, id, tx))!, null),
+          );
+        });
+      } catch (err) {
+        // The only other unique key is the key's hash: 80 random bits do not collide.
+        if (!(err instanceof RegistroDuplicado)) throw err;
+        throw new ErrorNegocio(
+          'conflicto',
+          'folio_duplicado',
+          `La organización ya tiene un recibo con el folio ${e.folio}.`,
+          'folio',
+        );
+      }
+      return conAcceso(a, await fila(a, id));
+    },
+
+    obtener: async (a: Alcance, id: string) => conAcceso(a, await fila(a, id)),
+
+    async listar(
+      a: Alcance,
+      filtros: { organizacion?: string; estado?: EstadoRecibo; fecha_desde?: string; fecha_hasta?: string },
+      pagina: Pagina,
+    ) {
+      const t = await repo.listar(
+        a,
+        {
+          organizacionId: await deps.organizaciones.idDeFiltro(a, filtros.organizacion),
+          estado: filtros.estado,
+          fechaDesde: filtros.fecha_desde,
+          fechaHasta: filtros.fecha_hasta,
+        },
+        pagina,
+      );
+      return mapearTramo(t, (f) => conAcceso(a, f));
+    },
+
+    /** Only an open receipt: one invoiced, in a global invoice or cancelled already stays as it is. */
+    async cancelar(a: Alcance, id: string): Promise<Recibo> {
+      await deps.transacciones.ejecutar(async (tx) => {
+        if (!(await repo.cancelar(tx, a, id, ahora()))) {
+          const f = await repo.obtener(a, id, tx);
+          if (!f) throw noExiste(id);
+          throw new ErrorNegocio(
+            'conflicto',
+            'recibo_no_abierto',
+            `Solo se cancela un recibo abierto; el recibo ${id} está ${f.estado}.`,
+            'id',
+          );
+        }
+        await deps.eventos.registrar(
+          tx,
+          a,
+          'recibo.cancelado',
+          dtoRecibo((await repo.obtener(a, id, tx))!, null),
+        );
+      });
+      return conAcceso(a, await fila(a, id));
+    },
+
+    /** The QR code of the receipt's portal address, for its printed ticket. */
+    async qr(a: Alcance, id: string, formato: 'png' | 'svg'): Promise<{ tipo: string; cuerpo: Buffer }> {
+      const url = conAcceso(a, await fila(a, id)).url_autofactura!;
+      if (formato === 'svg') {
+        const svg = qrSvgDocumento(url, `Código QR para facturar el recibo ${id}`);
+        return { tipo: 'image/svg+xml', cuerpo: Buffer.from(svg, 'utf8') };
+      }
+      return { tipo: 'image/png', cuerpo: await qrPng(url) };
+    },
+  };
+}
+
+export type ServicioRecibos = ReturnType<typeof crearServicioRecibos>;
