@@ -9127,6 +9127,7 @@ export interface operations {
       409: components['responses']['Conflicto'];
       413: components['responses']['CargaDemasiadoGrande'];
       415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };

@@ -427,6 +427,12 @@ describe('openapi.yaml: cobertura de la interfaz', () => {
     expect(documentadas.map(nombreOp).sort()).toEqual([...esperadas].sort());
   });
 
+  it('toda operación con Clave-Idempotencia declara el 422 de una clave reutilizada con otra solicitud', () => {
+    const conClave = documentadas.filter((o) => o.parametros.some((p) => p.name === 'Clave-Idempotencia'));
+    expect(conClave.length).toBeGreaterThan(10);
+    expect(conClave.filter((o) => !o.op.responses?.['422']).map(nombreOp)).toEqual([]);
+  });
+
   it('cada operación tiene operationId único, tag, resumen, descripción y una respuesta 2xx', () => {
     const ids = new Set<string>();
     const etiquetas = new Set(
