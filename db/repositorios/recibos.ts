@@ -131,6 +131,27 @@ export function crearRepositorioRecibos(db: Knex) {
       return n > 0;
     },
 
+    /**
+     * Locks the row for a state transition inside `tx`: a second request for the same receipt waits here and then
+     * reads what the first one committed (READ COMMITTED), so a receipt is invoiced once.
+     */
+    async bloquear(tx: Transaccion, a: Alcance, id: string): Promise<FilaRecibo | undefined> {
+      const f = (await conAlcance(conexion(db, tx), 'recibos', a)
+        .select(COLUMNAS)
+        .where('recibos.id', id)
+        .forUpdate()
+        .first()) as FilaBd | undefined;
+      return f && leer(f);
+    },
+
+    /** An open receipt becomes the given invoice's, inside the caller's transaction; false when it was not open. */
+    async facturar(tx: Transaccion, a: Alcance, id: string, facturaId: string, en: Date): Promise<boolean> {
+      const n = await conAlcance(conexion(db, tx), 'recibos', a)
+        .where({ id, estado: 'abierto' })
+        .update({ estado: 'facturado', factura_id: facturaId, actualizado_en: en });
+      return n > 0;
+    },
+
     /** The receipt a key opens, in any account: the self-invoicing portal has no API key, only the key. */
     async porHashClave(hash: string): Promise<DuenioClave | undefined> {
       return (await db('recibos').where({ clave_hash: hash }).first('id', 'cuenta_id', 'modo')) as

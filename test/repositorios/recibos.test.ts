@@ -3,7 +3,16 @@ import { nuevoId } from '../../db/ids';
 import type { ReciboNuevoFila } from '../../db/repositorios/recibos';
 import type { Alcance } from '../../dominio/alcance';
 import type { DocumentoRecibo } from '../../dominio/recibo';
-import { contrato, escenario, nuevaOrganizacion, recorrer, refusal, type Implementacion } from './soporte';
+import {
+  contrato,
+  dormir,
+  escenario,
+  nuevaFactura,
+  nuevaOrganizacion,
+  recorrer,
+  refusal,
+  type Implementacion,
+} from './soporte';
 
 const DOCUMENTO: DocumentoRecibo = {
   forma_pago: '01',
@@ -136,6 +145,46 @@ contrato('recibos', (impl) => {
       cancelado_en: en,
       actualizado_en: en,
     });
+  });
+
+  it("locks a receipt of its scope only; a second locker waits and reads the first one's commit (facturado once)", async () => {
+    const { a, otra } = await escenario(impl());
+    const org = await nuevaOrganizacion(impl(), a);
+    const f = fila(org);
+    await insertar(impl(), a, f);
+    const fac = await nuevaFactura(impl(), a, org);
+    const r = impl().repos.recibos;
+    expect(await impl().transacciones.ejecutar((tx) => r.bloquear(tx, otra, f.id))).toBeUndefined();
+    expect(await impl().transacciones.ejecutar((tx) => r.facturar(tx, otra, f.id, fac, new Date()))).toBe(
+      false,
+    );
+    const orden: string[] = [];
+    let avisar!: () => void;
+    const bloqueado = new Promise<void>((x) => (avisar = x));
+    const en = new Date('2026-03-11T10:00:00.789Z');
+    const primera = impl().transacciones.ejecutar(async (tx) => {
+      expect(await r.bloquear(tx, a, f.id)).toMatchObject({ id: f.id, estado: 'abierto', factura_id: null });
+      avisar();
+      await dormir(150);
+      expect(await r.facturar(tx, a, f.id, fac, en)).toBe(true);
+      orden.push('primera');
+    });
+    await bloqueado;
+    const segunda = impl().transacciones.ejecutar(async (tx) => {
+      const x = await r.bloquear(tx, a, f.id);
+      orden.push('segunda');
+      return { x, otraVez: await r.facturar(tx, a, f.id, fac, new Date()) };
+    });
+    await primera;
+    const { x, otraVez } = await segunda;
+    expect(orden).toEqual(['primera', 'segunda']);
+    expect(x).toMatchObject({ estado: 'facturado', factura_id: fac, actualizado_en: en });
+    expect(otraVez).toBe(false);
+    // A cancelled receipt is not invoiced.
+    const g = fila(org);
+    await insertar(impl(), a, g);
+    await impl().transacciones.ejecutar((tx) => r.cancelar(tx, a, g.id, new Date()));
+    expect(await impl().transacciones.ejecutar((tx) => r.facturar(tx, a, g.id, fac, new Date()))).toBe(false);
   });
 
   it('finds the owner of a key by its hash, in any account (the portal has no API key)', async () => {

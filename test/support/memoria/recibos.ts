@@ -73,6 +73,19 @@ export function crearRecibosEnMemoria(m: Almacen): RepositorioRecibos {
       tabla.cambiar(id, { estado: 'cancelado', cancelado_en: en, actualizado_en: en });
       return true;
     },
+    async bloquear(tx, a, id) {
+      // The fake runs one transaction at a time: holding `tx` is holding every row's lock.
+      exigirAbierta(tx);
+      const r = tabla.buscar(id);
+      return r && enAlcance(a)(r) ? leer(r) : undefined;
+    },
+    async facturar(tx, a, id, facturaId, en) {
+      exigirAbierta(tx);
+      const r = tabla.buscar(id);
+      if (!r || !enAlcance(a)(r) || r.estado !== 'abierto') return false;
+      tabla.cambiar(id, { estado: 'facturado', factura_id: facturaId, actualizado_en: en });
+      return true;
+    },
     async porHashClave(hash) {
       const r = tabla.todas().find((x) => x.clave_hash === hash);
       return r && { id: r.id, cuenta_id: r.cuenta_id, modo: r.modo };
