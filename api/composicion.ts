@@ -78,6 +78,20 @@ export function crearServicios(deps: {
     organizaciones,
     catalogos,
   });
+  const facturas = crearServicioFacturas({
+    facturas: facturasRepo,
+    pagos: pagosRepo,
+    transacciones,
+    eventos,
+    clientes: clientesRepo,
+    organizaciones,
+    productos,
+    catalogos,
+    timbrador,
+    cancelador,
+    sat: (modo, consulta) => pacs[modo].estatusSat(consulta),
+    csdVigente,
+  });
   return {
     llavesRepo,
     /** The rate limits, shared by every API replica through the database. */
@@ -97,20 +111,7 @@ export function crearServicios(deps: {
       correos,
       historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
     }),
-    facturas: crearServicioFacturas({
-      facturas: facturasRepo,
-      pagos: pagosRepo,
-      transacciones,
-      eventos,
-      clientes: clientesRepo,
-      organizaciones,
-      productos,
-      catalogos,
-      timbrador,
-      cancelador,
-      sat: (modo, consulta) => pacs[modo].estatusSat(consulta),
-      csdVigente,
-    }),
+    facturas,
     webhooks: crearServicioWebhooks({
       webhooks: crearRepositorioWebhooks(db),
       entregas,
@@ -140,6 +141,11 @@ export function crearServicios(deps: {
       catalogos,
       boveda,
       urlAutofactura: deps.urlAutofactura,
+      facturas: facturasRepo,
+      clientes: clientesRepo,
+      servicioFacturas: facturas,
+      timbrador,
+      csdVigente,
     }),
     pagos: crearServicioPagos({
       pagos: pagosRepo,

@@ -1,7 +1,10 @@
 import type { Esquema } from '../contrato';
 import { fechaCfdi } from '../cfdi/fecha';
+import { validarCliente } from '../cfdi/reglas';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { nuevoId } from '../db/ids';
+import type { FilaCliente, RepositorioClientes } from '../db/repositorios/clientes';
+import type { RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { FilaRecibo, RepositorioRecibos } from '../db/repositorios/recibos';
 import type { Transacciones } from '../db/transacciones';
@@ -13,14 +16,23 @@ import { qrPng, qrSvgDocumento } from '../pdf/qr-svg';
 import { dtoRecibo, urlAutofactura, type Recibo } from '../presentacion/recibo';
 import type { Boveda } from '../seguridad/boveda';
 import { hashClaveRecibo, nuevaClaveRecibo } from '../seguridad/claves-recibo';
+import type { DocumentoFactura } from '../dominio/factura';
+import type { VerificadorCsd } from './certificados';
 import type { CreacionIdempotente } from './creacion';
+import type { ResultadoFactura, ServicioFacturas, Timbrador } from './facturas';
 import { armarConceptos, resolverMoneda, revisarComprobante } from './facturas/armar';
+import { exigirSinViolaciones } from './violaciones';
 import { fechaLocal } from './fechas';
 import type { ServicioOrganizaciones } from './organizaciones';
 import type { ServicioProductos } from './productos';
 
 /** The request body, as the contract declares it. */
 export type ReciboNuevo = Esquema<'ReciboNuevo'>;
+/** The buyer's fiscal data that turns a receipt into an invoice. */
+export type FacturacionRecibo = Esquema<'FacturacionRecibo'>;
+
+/** `nueva` false: the receipt was invoiced to the same RFC before (a double submit), and this is that invoice. */
+export type ResultadoFacturacion = ResultadoFactura & { nueva: boolean };
 
 export interface DepsRecibos {
   recibos: RepositorioRecibos;
@@ -33,6 +45,12 @@ export interface DepsRecibos {
   boveda: Boveda;
   /** Origin of the self-invoicing portal (AUTOFACTURA_URL_BASE, else the API's own). */
   urlAutofactura: string;
+  /** For invoicing a receipt: the invoice is created as `crear` creates one, then stamped by its service. */
+  facturas: Pick<RepositorioFacturas, 'insertar' | 'obtener' | 'siguienteFolio'>;
+  clientes: Pick<RepositorioClientes, 'porRfc' | 'insertar'>;
+  servicioFacturas: Pick<ServicioFacturas, 'reanudar'>;
+  timbrador: Pick<Timbrador, 'exigirDisponible'>;
+  csdVigente: VerificadorCsd;
   ahora?: () => Date;
 }
 
@@ -53,6 +71,30 @@ const PUBLICO_EN_GENERAL = {
 const regla = (codigo: string, mensaje: string, parametro: string) =>
   new ErrorNegocio('regla_de_negocio', codigo, mensaje, parametro);
 const noExiste = (id: string) => noEncontrado('recibo_no_encontrado', `El recibo ${id} no existe.`);
+const conflicto = (codigo: string, mensaje: string) => new ErrorNegocio('conflicto', codigo, mensaje, 'id');
+
+/** Why a receipt cannot be invoiced now; undefined when it can. */
+function impedimento(f: FilaRecibo, instante: Date): ErrorNegocio | undefined {
+  if (f.estado === 'en_factura_global') {
+    return conflicto(
+      'recibo_no_abierto',
+      `El recibo ${f.id} ya está en la factura global ${f.factura_global_id}: facturarlo a su comprador requiere cancelar la global con motivo 04 y reexpedirla sin él, procedimiento aún no disponible.`,
+    );
+  }
+  if (f.estado !== 'abierto') {
+    return conflicto(
+      'recibo_no_abierto',
+      `Solo se factura un recibo abierto; el recibo ${f.id} está ${f.estado}.`,
+    );
+  }
+  if (f.vence_en.getTime() <= instante.getTime()) {
+    return conflicto(
+      'recibo_vencido',
+      `El plazo para facturar el recibo ${f.id} venció el ${f.vence_en.toISOString()}.`,
+    );
+  }
+  return undefined;
+}
 
 export function crearServicioRecibos(deps: DepsRecibos) {
   const ahora = deps.ahora ?? (() => new Date());
@@ -71,6 +113,26 @@ export function crearServicioRecibos(deps: DepsRecibos) {
     const f = await repo.obtener(a, id);
     if (!f) throw noExiste(id);
     return f;
+  }
+
+  /**
+   * The organization's client with the buyer's RFC (the oldest one if several), else a new one with the buyer's
+   * data. Two first requests may race to create it: the RFC's unique key lets one win and the other reads it.
+   */
+  async function clienteDe(
+    a: Alcance,
+    organizacionId: string,
+    datos: Omit<FilaCliente, 'id' | 'modo' | 'organizacion_id' | 'creado_en' | 'actualizado_en'>,
+  ): Promise<FilaCliente> {
+    const existente = async () => (await deps.clientes.porRfc(a, organizacionId, datos.rfc))[0];
+    const hallado = await existente();
+    if (hallado) return hallado;
+    try {
+      await deps.clientes.insertar(a, nuevoId('cli'), { ...datos, organizacion_id: organizacionId }, ahora());
+    } catch (e) {
+      if (!(e instanceof RegistroDuplicado)) throw e;
+    }
+    return (await existente())!;
   }
 
   return {
@@ -218,6 +280,101 @@ export function crearServicioRecibos(deps: DepsRecibos) {
         );
       });
       return conAcceso(a, await fila(a, id));
+    },
+
+    /**
+     * POST …/facturar: the receipt becomes one stamped invoice to its buyer. The receipt's lock makes it exactly
+     * once: a second request (double submit, concurrent) waits, finds it `facturado` and gets that invoice when
+     * it names the same RFC (a retry of the same buyer), a 409 otherwise (someone else already claimed the sale).
+     */
+    async facturar(a: Alcance, id: string, c: FacturacionRecibo): Promise<ResultadoFacturacion> {
+      const rfc = c.rfc.toUpperCase();
+      const yaFacturado = async (f: FilaRecibo): Promise<ResultadoFacturacion> => {
+        const factura = (await deps.facturas.obtener(a, f.factura_id!))!;
+        if (factura.documento.entrada.receptor.rfc !== rfc) {
+          throw conflicto(
+            'recibo_facturado_a_otro_rfc',
+            `El recibo ${id} ya se facturó a otro RFC (factura ${f.factura_id}); un recibo se factura una sola vez.`,
+          );
+        }
+        return { ...(await deps.servicioFacturas.reanudar(a, f.factura_id!)), nueva: false };
+      };
+
+      const previo = await fila(a, id);
+      if (previo.estado === 'facturado') return yaFacturado(previo);
+      const antes = impedimento(previo, ahora());
+      if (antes) throw antes;
+
+      // The buyer's data as a client's, and the use its regime allows as an error (for a client it is a warning
+      // that can be fixed later; here the CFDI is stamped right away).
+      const comprador = {
+        rfc,
+        nombre: c.nombre,
+        regimen_fiscal: c.regimen_fiscal,
+        domicilio_fiscal: c.domicilio_fiscal,
+        uso_cfdi: c.uso_cfdi,
+      };
+      const revision = validarCliente(comprador, deps.catalogos);
+      exigirSinViolaciones([...revision.errores, ...revision.advertencias]);
+
+      const org = await deps.organizaciones.resolver(a, previo.organizacion_id);
+      deps.timbrador.exigirDisponible(a);
+      await deps.csdVigente(a, org.id, 'id');
+      const cliente = await clienteDe(a, org.id, { ...comprador, correo: c.correo ?? null });
+
+      const r = previo.documento;
+      const entrada = {
+        tipo: 'I' as const,
+        fecha: fechaCfdi(ahora(), r.huso_horario),
+        forma_pago: r.forma_pago,
+        metodo_pago: 'PUE' as const,
+        moneda: r.moneda,
+        decimales_moneda: r.decimales_moneda,
+        tipo_cambio: r.tipo_cambio,
+        exportacion: '01',
+        lugar_expedicion: r.lugar_expedicion,
+        emisor: { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal },
+        receptor: comprador,
+        conceptos: r.conceptos,
+      };
+      // The invoice carries the buyer's data as given, under the client found or created with that RFC.
+      const documento: DocumentoFactura = {
+        entrada,
+        productos: r.productos,
+        importes: revisarComprobante({ catalogos: deps.catalogos, ahora }, entrada),
+        cliente: { id: cliente.id, ...comprador },
+        huso_horario: r.huso_horario,
+        correo: { enviar: true, adicionales: c.correo ? [c.correo] : [] },
+      };
+
+      const facturaId = nuevoId('fac');
+      const previa = await deps.transacciones.ejecutar(async (tx) => {
+        const f = await repo.bloquear(tx, a, id);
+        if (!f) throw noExiste(id);
+        if (f.estado === 'facturado') return f;
+        const error = impedimento(f, ahora());
+        if (error) throw error;
+        const folio = await deps.facturas.siguienteFolio(tx, org.id, '');
+        await deps.facturas.insertar(tx, a, {
+          id: facturaId,
+          organizacion_id: org.id,
+          cliente_id: cliente.id,
+          tipo: 'ingreso',
+          documento: { ...documento, entrada: { ...documento.entrada, folio } },
+          timbrado_estado: 'pendiente',
+        });
+        await repo.facturar(tx, a, id, facturaId, ahora());
+        await deps.eventos.registrar(
+          tx,
+          a,
+          'recibo.facturado',
+          dtoRecibo((await repo.obtener(a, id, tx))!, null),
+        );
+        return undefined;
+      });
+      // Another request invoiced it while this one waited for the lock.
+      if (previa) return yaFacturado(previa);
+      return { ...(await deps.servicioFacturas.reanudar(a, facturaId)), nueva: true };
     },
 
     /** The QR code of the receipt's portal address, for its printed ticket. */

@@ -1,6 +1,7 @@
 import { Router } from 'express';
 import type { EstadoRecibo } from '../../dominio/recibo';
 import type { ServicioRecibos } from '../../servicios/recibos';
+import { aceptada } from '../aceptada';
 import { alcanceDe } from '../alcance';
 import { cuerpo } from '../cuerpo';
 import { creacionDe } from '../middleware/idempotencia';
@@ -27,6 +28,12 @@ export function rutasRecibos(recibos: ServicioRecibos): Router {
   });
   r.post('/v1/recibos/:id/cancelar', async (req, res) => {
     res.json(await recibos.cancelar(alcanceDe(req), req.params.id));
+  });
+  r.post('/v1/recibos/:id/facturar', async (req, res) => {
+    const r = await recibos.facturar(alcanceDe(req), req.params.id, cuerpo(req, 'facturarRecibo'));
+    // A new invoice is 201 once stamped; the same invoice again (a double submit) 200; either 202 while stamping.
+    if (r.pendiente) aceptada(res, r.factura).json(r.factura);
+    else res.status(r.nueva ? 201 : 200).json(r.factura);
   });
   r.get('/v1/recibos/:id/qr', async (req, res) => {
     const formato = (req.query as { formato?: 'png' | 'svg' }).formato ?? 'png';

@@ -17,6 +17,7 @@ export const TIPOS_EVENTO = [
   'correo.fallido',
   'recibo.creado',
   'recibo.cancelado',
+  'recibo.facturado',
   'certificado.por_vencer',
   'certificado.vencido',
 ] as const;

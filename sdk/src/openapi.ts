@@ -1568,6 +1568,46 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/recibos/{id}/facturar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Factura un recibo a su comprador
+     * @description Convierte un recibo `abierto` y no vencido en una factura timbrada a nombre del comprador (para quien
+     *     construye su propia pantalla de autofacturación): método PUE, la forma de pago, moneda, tipo de cambio y
+     *     conceptos del recibo tal como se guardaron, el cliente de la organización con ese RFC (o uno nuevo con
+     *     los datos enviados) y `correo` como destinatario de la factura, que se le envía al timbrarse.
+     *
+     *     En una transacción: bloquea el recibo, exige `abierto` (409 `recibo_no_abierto`; `en_factura_global` se
+     *     facturará con el procedimiento de cancelación con motivo 04, aún no disponible) y `vence_en` futuro (409
+     *     `recibo_vencido`), crea la factura, deja el recibo `facturado` con `factura` y emite `recibo.facturado`.
+     *     Luego timbra como `POST /v1/facturas`: 201 timbrada, 202 mientras el timbrado sigue, 422
+     *     `timbrado_rechazado`.
+     *
+     *     Exactamente una factura por recibo: una segunda solicitud (doble envío, concurrente o repetida después)
+     *     con el mismo RFC responde 200 con la misma factura; con otro RFC, 409 `recibo_facturado_a_otro_rfc`. El
+     *     uso de CFDI debe corresponder al régimen y al tipo de persona (422 `uso_cfdi_incompatible`, con el mismo
+     *     mensaje que el catálogo de clientes).
+     */
+    post: operations['facturarRecibo'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/recibos/{id}/qr': {
     parameters: {
       query?: never;
@@ -2009,6 +2049,26 @@ export interface webhooks {
     patch?: never;
     trace?: never;
   };
+  'recibo.facturado': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Evento recibo.facturado
+     * @description Un recibo se facturó a su comprador (`datos.factura` es la factura, que se timbra enseguida). Lo recibe la URL de cada webhook suscrito a `recibo.facturado`, firmado como describe `POST /v1/webhooks` (reglas de entrega 4 y 5). Responda 2xx en menos de 10 s.
+     */
+    post: operations['eventoReciboFacturado'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   'recibo.cancelado': {
     parameters: {
       query?: never;
@@ -2267,7 +2327,7 @@ export interface components {
      *     `factura.cancelacion_fallida` cancelación rechazada o vencida; `pago.creado` pago registrado;
      *     `certificado.por_vencer` un CSD vence en 30 días; `certificado.vencido` un CSD venció; `correo.enviado` el
      *     servidor SMTP aceptó el correo de una factura; `correo.fallido` no se pudo entregar; `recibo.creado` se
-     *     registró un recibo; `recibo.cancelado` se canceló.
+     *     registró un recibo; `recibo.cancelado` se canceló; `recibo.facturado` se facturó a su comprador.
      * @enum {string}
      */
     TipoEvento:
@@ -2282,7 +2342,8 @@ export interface components {
       | 'correo.enviado'
       | 'correo.fallido'
       | 'recibo.creado'
-      | 'recibo.cancelado';
+      | 'recibo.cancelado'
+      | 'recibo.facturado';
     FacturaNueva: {
       /** @description Id (`org_…`) o RFC de la organización emisora. */
       organizacion: string;
@@ -2371,6 +2432,20 @@ export interface components {
        */
       motivo: components['schemas']['MotivoCancelacion'];
       uuid_sustitucion?: components['schemas']['UuidCfdi'];
+    };
+    /** @description Los datos fiscales del comprador, como en su Constancia de Situación Fiscal. */
+    FacturacionRecibo: {
+      rfc: components['schemas']['Rfc'];
+      /** @description Nombre o razón social como en la Constancia de Situación Fiscal, sin régimen de capital. */
+      nombre: string;
+      regimen_fiscal: components['schemas']['RegimenFiscal'];
+      domicilio_fiscal: components['schemas']['CodigoPostal'];
+      uso_cfdi: components['schemas']['UsoCfdi'];
+      /**
+       * Format: email
+       * @description A dónde se envía la factura timbrada (XML y PDF).
+       */
+      correo?: string;
     };
     ClienteNuevo: {
       /** @description Id (`org_…`) o RFC de la organización. */
@@ -3130,7 +3205,7 @@ export interface components {
      *       `certificado.vencido` (una vez, al vencer): el certificado (`Certificado`), sin secretos. Se revisan
      *       los certificados activos cada día.
      *     - `correo.enviado` y `correo.fallido`: el correo (`Correo`) de una factura, con `datos.factura`.
-     *     - `recibo.creado` y `recibo.cancelado`: el recibo (`Recibo`), con `clave` y `url_autofactura` en `null`
+     *     - `recibo.creado`, `recibo.cancelado` y `recibo.facturado`: el recibo (`Recibo`), con `clave` y `url_autofactura` en `null`
      *       (el registro de eventos no guarda la clave del comprador; léala con `GET /v1/recibos/{id}`).
      *     El CFDI de pago no emite `factura.creada` (su alta se avisa con `pago.creado`); como toda factura emite
      *     `factura.timbrada` o `factura.timbrado_fallido` al timbrarse (`datos.tipo: pago`, `datos.pago` con el
@@ -3148,7 +3223,8 @@ export interface components {
       | components['schemas']['EventoCorreoEnviado']
       | components['schemas']['EventoCorreoFallido']
       | components['schemas']['EventoReciboCreado']
-      | components['schemas']['EventoReciboCancelado'];
+      | components['schemas']['EventoReciboCancelado']
+      | components['schemas']['EventoReciboFacturado'];
     Cuenta: {
       /** @example cta_01kbq1a2b3c4d5e6f7g8h9j0k1 */
       id: string;
@@ -3926,6 +4002,18 @@ export interface components {
        */
       tipo: 'recibo.cancelado';
     };
+    /** @description Se facturó un recibo a su comprador: `datos.estado` es `facturado` y `datos.factura` la factura. */
+    EventoReciboFacturado: components['schemas']['EventoBase'] & {
+      /** @enum {string} */
+      tipo: 'recibo.facturado';
+      datos: components['schemas']['Recibo'];
+    } & {
+      /**
+       * @description discriminator enum property added by openapi-typescript
+       * @enum {string}
+       */
+      tipo: 'recibo.facturado';
+    };
     /** @description Los códigos de error de `POST /v1/recibos` (`crearRecibo`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCrearRecibo:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -4002,6 +4090,32 @@ export interface components {
       | components['schemas']['CodigosErrorComunesConCuerpo']
       | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
       | ('recibo_no_abierto' | 'recibo_no_encontrado');
+    /** @description Los códigos de error de `POST /v1/recibos/{id}/facturar` (`facturarRecibo`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorFacturarRecibo:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'certificado_vencido'
+          | 'codigo_postal_invalido'
+          | 'organizacion_no_encontrada'
+          | 'pac_no_disponible'
+          | 'recibo_facturado_a_otro_rfc'
+          | 'recibo_no_abierto'
+          | 'recibo_no_encontrado'
+          | 'recibo_vencido'
+          | 'regimen_fiscal_invalido'
+          | 'regimen_no_aplica_persona'
+          | 'regimen_rfc_generico'
+          | 'rfc_fecha_invalida'
+          | 'rfc_invalido'
+          | 'sin_certificado_activo'
+          | 'timbrado_rechazado'
+          | 'uso_cfdi_incompatible'
+          | 'uso_cfdi_invalido'
+        );
     /** @description Los códigos de error de `GET /v1/recibos/{id}/qr` (`descargarQrRecibo`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorDescargarQrRecibo:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -4245,8 +4359,10 @@ export interface components {
       | 'producto_no_encontrado'
       | 'publico_en_general_rfc'
       | 'receptores_distintos'
+      | 'recibo_facturado_a_otro_rfc'
       | 'recibo_no_abierto'
       | 'recibo_no_encontrado'
+      | 'recibo_vencido'
       | 'regimen_fiscal_invalido'
       | 'regimen_no_aplica_persona'
       | 'regimen_rfc_generico'
@@ -9131,6 +9247,102 @@ export interface operations {
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
+  facturarRecibo: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id del recibo (`rec_…`).
+         * @example rec_01kbq5b2c4d6f8h0k2m4p6r8t0
+         */
+        id: components['parameters']['IdRecibo'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "rfc": "EKU9003173C9",
+         *       "nombre": "ESCUELA KEMPER URGATE",
+         *       "regimen_fiscal": "601",
+         *       "domicilio_fiscal": "42501",
+         *       "uso_cfdi": "G03",
+         *       "correo": "compras@kemper.example"
+         *     }
+         */
+        'application/json': components['schemas']['FacturacionRecibo'];
+      };
+    };
+    responses: {
+      /** @description El recibo ya estaba facturado a ese RFC; la misma factura. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description Factura creada y timbrada; el recibo queda `facturado`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description Factura creada y recibo `facturado`; el timbrado sigue en curso (`timbrado.estado` es `pendiente`). */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
   descargarQrRecibo: {
     parameters: {
       query?: {
@@ -10154,6 +10366,51 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': components['schemas']['EventoReciboCreado'];
+      };
+    };
+    responses: {
+      /** @description Recibido (cualquier 2xx vale). */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  eventoReciboFacturado: {
+    parameters: {
+      query?: never;
+      header: {
+        /**
+         * @description HMAC-SHA256 del cuerpo crudo con `secreto_firma` (la cadena completa, `whsec_` incluido, en
+         *     UTF-8), en hexadecimal en minúsculas. Tras una rotación firma el secreto nuevo.
+         */
+        'X-Facturacion-Firma': components['parameters']['WebhookFirma'];
+        /**
+         * @description Solo durante las 24 horas que siguen a una rotación: la misma firma con el secreto anterior,
+         *     para que el receptor cambie de secreto sin perder entregas.
+         */
+        'X-Facturacion-Firma-Anterior'?: components['parameters']['WebhookFirmaAnterior'];
+        /**
+         * @description `t=<segundos unix>,v1=<hex>`: HMAC-SHA256 de `"<t>."` seguido del cuerpo crudo, con el
+         *     secreto; durante una rotación lleva un `v1` por secreto (el nuevo primero). Rechace un `t` a más
+         *     de 5 minutos de su reloj: una entrega capturada no sirve después.
+         */
+        'X-Facturacion-Firma-Tiempo': components['parameters']['WebhookFirmaTiempo'];
+        /** @description Id del evento (`evt_…`), el mismo en cada intento y reenvío. */
+        'X-Facturacion-Evento': components['parameters']['WebhookEvento'];
+        /** @description Id de la entrega (`ent_…`); un reenvío es otra entrega del mismo evento. */
+        'X-Facturacion-Entrega': components['parameters']['WebhookEntrega'];
+        /** @description Número de intento de esta entrega, de 1 a 5. */
+        'X-Facturacion-Intento': components['parameters']['WebhookIntento'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': components['schemas']['EventoReciboFacturado'];
       };
     };
     responses: {

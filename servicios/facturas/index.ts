@@ -224,6 +224,12 @@ export function crearServicioFacturas(deps: DepsFacturas) {
       return resultadoTimbrado(a, id);
     },
 
+    /**
+     * An invoice committed elsewhere with its stamping `pendiente` (a receipt's invoice): its stamping is started
+     * or joined, and it is answered as `crear` answers.
+     */
+    reanudar: reanudarCreacion,
+
     /** POST …/timbrar: only a draft that is not already being stamped. */
     async timbrar(a: Alcance, id: string): Promise<ResultadoFactura> {
       const f = await fila(a, id);

@@ -82,6 +82,7 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   listarRecibos: (s) => s.recibos.listar({ estado: 'abierto' }).pagina(),
   obtenerRecibo: (s) => s.recibos.obtener(ID),
   cancelarRecibo: (s) => s.recibos.cancelar(ID),
+  facturarRecibo: (s) => s.recibos.facturar(ID, x),
   descargarQrRecibo: (s) => s.recibos.qr(ID),
   enviarCorreoFactura: (s) => s.correos.enviar(ID, { destinatarios: ['a@b.mx'] }),
   listarCorreos: (s) => s.correos.listar({ factura: ID }).pagina(),

@@ -1,5 +1,5 @@
 import { Paginador } from '../paginacion';
-import type { FiltrosLista, Recibo, ReciboNuevo } from '../tipos';
+import type { Factura, FacturacionRecibo, FiltrosLista, Recibo, ReciboNuevo } from '../tipos';
 import type { OpcionesSolicitud } from '../transporte';
 import { Grupo, seg } from './comun';
 
@@ -21,6 +21,13 @@ export class Recibos extends Grupo {
   /** Only an `abierto` receipt (409 `recibo_no_abierto` otherwise). */
   cancelar(id: string, opciones?: OpcionesSolicitud): Promise<Recibo> {
     return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/cancelar`, opciones });
+  }
+  /**
+   * `POST /v1/recibos/{id}/facturar`: the buyer's fiscal data turn an `abierto` receipt into a stamped invoice
+   * (201, or 202 while stamping; 200 with the same invoice when it was already invoiced to that RFC).
+   */
+  facturar(id: string, datos: FacturacionRecibo, opciones?: OpcionesSolicitud): Promise<Factura> {
+    return this.crearJson(`${ruta(id)}/facturar`, datos, opciones);
   }
   /** The QR code of `url_autofactura` for the printed ticket: PNG bytes, or SVG with `'svg'`. */
   qr(id: string, formato: 'png' | 'svg' = 'png', opciones?: OpcionesSolicitud): Promise<Uint8Array> {

@@ -79,6 +79,22 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const csdVigente = crearVerificadorCsd({ certificados: m.certificados, ahora });
   const { dns, resolver } = crearDnsEnMemoria();
   const pac = crearPacEnMemoria();
+  const facturas = crearServicioFacturas({
+    ...deps,
+    facturas: m.facturas,
+    pagos: m.pagos,
+    eventos: m.eventos,
+    clientes: m.clientes,
+    transacciones: m.transacciones,
+    organizaciones,
+    productos,
+    timbrador,
+    cancelador,
+    // Live without a PAC, as pac/fabrica.ts builds it: every call throws ErrorPacNoConfigurado.
+    sat: (modo, consulta) =>
+      o.sinPacEn?.includes(modo) ? Promise.reject(new ErrorPacNoConfigurado()) : pac.estatusSat(consulta),
+    csdVigente,
+  });
   return {
     m,
     reloj,
@@ -95,22 +111,7 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
     clientes: crearServicioClientes({ ...deps, clientes: m.clientes, organizaciones }),
     eventos: crearServicioEventos({ eventos: m.eventos, facturas: m.facturas, pagos: m.pagos }),
     certificados: crearServicioCertificados({ certificados: m.certificados, organizaciones, boveda, ahora }),
-    facturas: crearServicioFacturas({
-      ...deps,
-      facturas: m.facturas,
-      pagos: m.pagos,
-      eventos: m.eventos,
-      clientes: m.clientes,
-      transacciones: m.transacciones,
-      organizaciones,
-      productos,
-      timbrador,
-      cancelador,
-      // Live without a PAC, as pac/fabrica.ts builds it: every call throws ErrorPacNoConfigurado.
-      sat: (modo, consulta) =>
-        o.sinPacEn?.includes(modo) ? Promise.reject(new ErrorPacNoConfigurado()) : pac.estatusSat(consulta),
-      csdVigente,
-    }),
+    facturas,
     webhooks: crearServicioWebhooks({
       webhooks: m.webhooks,
       entregas: m.entregas,
@@ -137,6 +138,11 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       productos,
       boveda,
       urlAutofactura: 'https://facturas.ejemplo.mx',
+      facturas: m.facturas,
+      clientes: m.clientes,
+      servicioFacturas: facturas,
+      timbrador,
+      csdVigente,
     }),
   };
 }
