@@ -3,12 +3,14 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fechaCfdi } from '../../cfdi/fecha';
-import type { ReciboNuevo } from '../../servicios/recibos';
+import { validarCliente } from '../../cfdi/reglas';
+import type { FacturacionRecibo, ReciboNuevo } from '../../servicios/recibos';
 import { hashClaveRecibo } from '../../seguridad/claves-recibo';
-import { ORGANIZACION } from '../support/cuentas';
+import { CLIENTE, ORGANIZACION } from '../support/cuentas';
 import { alcance } from '../support/memoria';
 import {
   AHORA,
+  catalogosPrueba,
   crearServiciosEnMemoria,
   errorNegocio,
   rechazoSinEscrituras,
@@ -250,5 +252,98 @@ describe('recibos: lectura, lista y cancelación', () => {
     const svg = await s.recibos.qr(a, r.id, 'svg');
     expect(svg.tipo).toBe('image/svg+xml');
     expect(svg.cuerpo.toString('utf8')).toMatch(/^<\?xml[^>]*>\n<svg xmlns="http:\/\/www.w3.org\/2000\/svg"/);
+  });
+});
+
+describe('recibos: facturación al comprador', () => {
+  const COMPRADOR = {
+    rfc: 'EKU9003173C9',
+    nombre: 'ESCUELA KEMPER URGATE',
+    regimen_fiscal: '601',
+    domicilio_fiscal: CLIENTE.domicilio_fiscal,
+    uso_cfdi: 'G03',
+    correo: 'compras@kemper.example',
+  } as FacturacionRecibo;
+
+  it('crea y timbra una factura PUE con los conceptos y totales del recibo, al comprador, y deja el recibo facturado', async () => {
+    const r = await s.recibos.crear(a, recibo());
+    const x = await s.recibos.facturar(a, r.id, COMPRADOR);
+    expect([x.nueva, x.pendiente]).toEqual([true, false]);
+    const f = x.factura;
+    expect(f).toMatchObject({
+      estado: 'timbrada',
+      organizacion: ids.org,
+      metodo_pago: 'PUE',
+      forma_pago: '01',
+      moneda: 'MXN',
+      cliente: { rfc: COMPRADOR.rfc, nombre: COMPRADOR.nombre, uso_cfdi: 'G03' },
+      correos_adicionales: [COMPRADOR.correo],
+    });
+    expect(f.conceptos).toEqual(r.conceptos);
+    expect(f.impuestos).toEqual(r.impuestos);
+    expect([f.subtotal, f.descuento, f.total]).toEqual([r.subtotal, r.descuento, r.total]);
+    const despues = await s.recibos.obtener(a, r.id);
+    expect(despues).toMatchObject({ estado: 'facturado', factura: f.id });
+    // The buyer became a client of the organization, with the email the invoice goes to.
+    const cs = await s.m.clientes.porRfc(a, ids.org, COMPRADOR.rfc);
+    expect(cs).toHaveLength(1);
+    expect(cs[0]).toMatchObject({ id: f.cliente!.id, correo: COMPRADOR.correo, regimen_fiscal: '601' });
+    const ev = await s.m.eventos.listar(a, { tipo: 'recibo.facturado' }, { limite: 10 });
+    expect(ev.datos.map((e) => e.datos)).toEqual([{ ...despues, clave: null, url_autofactura: null }]);
+  });
+
+  it('un cliente con ese RFC en la organización se reutiliza', async () => {
+    const r = await s.recibos.crear(a, recibo());
+    const { correo: _c, ...sinCorreo } = COMPRADOR;
+    const x = await s.recibos.facturar(a, r.id, { ...sinCorreo, ...CLIENTE });
+    expect(x.factura.cliente!.id).toBe(ids.cli);
+    expect(x.factura.correos_adicionales).toEqual([]);
+  });
+
+  it('vencido: 409 recibo_vencido; no abierto: 409 recibo_no_abierto; nada se escribe', async () => {
+    const r = await s.recibos.crear(a, recibo());
+    s.reloj.ahora = new Date(new Date(r.vence_en).getTime() + 1);
+    let e = await rechazoSinEscrituras(s.m, () => s.recibos.facturar(a, r.id, COMPRADOR));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'recibo_vencido', 'id']);
+    s.reloj.ahora = AHORA;
+    await s.recibos.cancelar(a, r.id);
+    e = await rechazoSinEscrituras(s.m, () => s.recibos.facturar(a, r.id, COMPRADOR));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'recibo_no_abierto', 'id']);
+    expect(e.message).toContain('cancelado');
+    e = await errorNegocio(s.recibos.facturar(a, 'rec_no_existe', COMPRADOR));
+    expect(e.codigo).toBe('recibo_no_encontrado');
+  });
+
+  it('el mismo RFC otra vez (doble envío, también concurrente) responde la misma factura; otro RFC, 409', async () => {
+    const r = await s.recibos.crear(a, recibo());
+    const [x, y] = await Promise.all([
+      s.recibos.facturar(a, r.id, COMPRADOR),
+      s.recibos.facturar(a, r.id, { ...COMPRADOR, rfc: COMPRADOR.rfc.toLowerCase() }),
+    ]);
+    expect([x.nueva, y.nueva].sort()).toEqual([false, true]);
+    expect(y.factura.id).toBe(x.factura.id);
+    const z = await s.recibos.facturar(a, r.id, COMPRADOR);
+    expect([z.nueva, z.factura.id]).toEqual([false, x.factura.id]);
+    expect((await s.m.facturas.listar(a, {}, { limite: 10 })).datos).toHaveLength(1);
+    // A request that finds it still stamping joins the same workflow (its id is the invoice's).
+    expect(new Set(s.timbrador.llamadas.map((l) => l.factura.id))).toEqual(new Set([x.factura.id]));
+    const e = await rechazoSinEscrituras(s.m, () =>
+      s.recibos.facturar(a, r.id, { ...COMPRADOR, ...CLIENTE }),
+    );
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'recibo_facturado_a_otro_rfc', 'id']);
+  });
+
+  it('un uso de CFDI que el régimen no admite: 422 con el mensaje de las reglas de clientes, nada se escribe', async () => {
+    const r = await s.recibos.crear(a, recibo());
+    const pedido = { ...CLIENTE, regimen_fiscal: '605' } as FacturacionRecibo;
+    const e = await rechazoSinEscrituras(s.m, () => s.recibos.facturar(a, r.id, pedido));
+    const [aviso] = validarCliente(pedido, catalogosPrueba()).advertencias;
+    expect([e.tipo, e.codigo, e.parametro]).toEqual([
+      'regla_de_negocio',
+      'uso_cfdi_incompatible',
+      'uso_cfdi',
+    ]);
+    expect(e.message).toBe(aviso!.mensaje);
+    expect((await s.recibos.obtener(a, r.id)).estado).toBe('abierto');
   });
 });
