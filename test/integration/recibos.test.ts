@@ -3,6 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Esquema } from '../../contrato';
+import { CLIENTE } from '../support/cuentas';
 import { cuentaLista } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
 
@@ -90,5 +91,86 @@ describe('recibos por HTTP', () => {
     expect(svg.body.toString('utf8')).toContain('<svg xmlns="http://www.w3.org/2000/svg"');
     const malo = await c.http.get(`/v1/recibos/${recibo.id}/qr?formato=gif`);
     expect([malo.status, malo.body.error.parametro]).toEqual([400, 'formato']);
+  });
+});
+
+/** Invoicing a receipt stamps it: this part needs the worker and the sandbox PAC. */
+describe('recibos facturados por HTTP', () => {
+  let pila: Pila;
+  let c: Awaited<ReturnType<typeof cuentaLista>>;
+  beforeAll(async () => {
+    pila = await iniciarPila({ workerPdf: false });
+    c = await cuentaLista(pila);
+  }, 60_000);
+  afterAll(async () => pila?.detener());
+
+  const comprador = {
+    rfc: CLIENTE.rfc,
+    nombre: CLIENTE.nombre,
+    regimen_fiscal: CLIENTE.regimen_fiscal,
+    domicilio_fiscal: CLIENTE.domicilio_fiscal,
+    uso_cfdi: CLIENTE.uso_cfdi,
+  };
+  const nuevo = async () =>
+    (
+      await c.http.post('/v1/recibos', {
+        organizacion: c.org,
+        forma_pago: '04',
+        conceptos: [{ producto: c.prod, cantidad: '1.5' }],
+      })
+    ).body as Recibo;
+
+  it('se timbra al comprador (su Receptor en el XML) y el recibo queda facturado; otra vez, la misma factura', async () => {
+    const recibo = await nuevo();
+    const r = await c.http.post(`/v1/recibos/${recibo.id}/facturar`, comprador);
+    expect(r.status).toBe(201);
+    const f = r.body as Esquema<'Factura'>;
+    expect(f).toMatchObject({
+      estado: 'timbrada',
+      metodo_pago: 'PUE',
+      forma_pago: '04',
+      total: recibo.total,
+    });
+    const xml = (await c.http.get(`/v1/facturas/${f.id}/xml`)).body as string;
+    expect(xml).toMatch(new RegExp(`<cfdi:Receptor [^>]*Rfc="${CLIENTE.rfc}"`));
+    expect(xml).toMatch(/<cfdi:Receptor [^>]*UsoCFDI="G03"/);
+    expect((await c.http.get(`/v1/recibos/${recibo.id}`)).body).toMatchObject({
+      estado: 'facturado',
+      factura: f.id,
+    });
+    const otraVez = await c.http.post(`/v1/recibos/${recibo.id}/facturar`, comprador);
+    expect([otraVez.status, otraVez.body.id]).toEqual([200, f.id]);
+    const ajeno = await c.http.post(`/v1/recibos/${recibo.id}/facturar`, {
+      ...comprador,
+      rfc: 'EKU9003173C9',
+      nombre: 'ESCUELA KEMPER URGATE',
+      regimen_fiscal: '601',
+    });
+    expect([ajeno.status, ajeno.body.error.codigo]).toEqual([409, 'recibo_facturado_a_otro_rfc']);
+  }, 60_000);
+
+  it('un doble envío concurrente da una sola factura', async () => {
+    const recibo = await nuevo();
+    const [x, y] = await Promise.all([
+      c.http.post(`/v1/recibos/${recibo.id}/facturar`, comprador),
+      c.http.post(`/v1/recibos/${recibo.id}/facturar`, comprador),
+    ]);
+    expect([x.status, y.status].sort()).toEqual([200, 201]);
+    expect(y.body.id).toBe(x.body.id);
+    const lista = await c.http.get(`/v1/facturas?organizacion=${c.org}&limite=100`);
+    const deRecibo = (lista.body.datos as Esquema<'Factura'>[]).filter((f) => f.id === x.body.id);
+    expect(deRecibo).toHaveLength(1);
+    expect((await c.http.get(`/v1/recibos/${recibo.id}`)).body.factura).toBe(x.body.id);
+  }, 60_000);
+
+  it('uso de CFDI que el régimen no admite: 422 uso_cfdi_incompatible; el recibo sigue abierto', async () => {
+    const recibo = await nuevo();
+    const r = await c.http.post(`/v1/recibos/${recibo.id}/facturar`, { ...comprador, regimen_fiscal: '605' });
+    expect([r.status, r.body.error.codigo, r.body.error.parametro]).toEqual([
+      422,
+      'uso_cfdi_incompatible',
+      'uso_cfdi',
+    ]);
+    expect((await c.http.get(`/v1/recibos/${recibo.id}`)).body.estado).toBe('abierto');
   });
 });
