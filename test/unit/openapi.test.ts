@@ -136,6 +136,7 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['get', '/v1/recibos'],
   ['get', '/v1/recibos/{id}'],
   ['post', '/v1/recibos/{id}/cancelar'],
+  ['post', '/v1/recibos/{id}/facturar'],
   ['get', '/v1/recibos/{id}/qr'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [

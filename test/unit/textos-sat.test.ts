@@ -27,7 +27,7 @@ const CAMPOS_SAT: [string, string, keyof typeof TEXTOS_SAT][] = [
       [s, 'no_identificacion', 'NoIdentificacion'],
     ],
   ),
-  ...['OrganizacionNueva', 'OrganizacionCambios', 'ClienteNuevo', 'ClienteCambios'].map(
+  ...['OrganizacionNueva', 'OrganizacionCambios', 'ClienteNuevo', 'ClienteCambios', 'FacturacionRecibo'].map(
     (s): [string, string, 'Nombre'] => [s, 'nombre', 'Nombre'],
   ),
 ];
