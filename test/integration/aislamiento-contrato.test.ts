@@ -189,6 +189,7 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     actualizarWebhook: () => ({ activo: false }),
     rotarSecretoWebhook: () => ({}),
     enviarCorreoFactura: () => ({ destinatarios: ['intruso@ejemplo.mx'] }),
+    facturarRecibo: () => OTRO_CLIENTE,
     reenviarEvento: async (d) => ({ evento: (await d.http.test.get('/v1/eventos')).body.datos[0].id }),
   };
 
