@@ -116,8 +116,9 @@ export function crearServicioRecibos(deps: DepsRecibos) {
   }
 
   /**
-   * The organization's client with the buyer's RFC (the oldest one if several), else a new one with the buyer's
-   * data. Two first requests may race to create it: the RFC's unique key lets one win and the other reads it.
+   * The organization's active client with the buyer's RFC (unique, except the generic RFCs: any of those), else a
+   * new one with the buyer's data. Two first requests may race to create it: the RFC's unique key lets one win
+   * and the other reads it.
    */
   async function clienteDe(
     a: Alcance,
