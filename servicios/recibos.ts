@@ -11,7 +11,7 @@ import type { Transacciones } from '../db/transacciones';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio, noEncontrado, RegistroDuplicado } from '../dominio/errores';
 import { mapearTramo, type Pagina } from '../dominio/paginacion';
-import { PLAZO_AUTOFACTURA_MAXIMO_DIAS, type EstadoRecibo } from '../dominio/recibo';
+import { PLAZO_AUTOFACTURA_MAXIMO_DIAS, type DocumentoRecibo, type EstadoRecibo } from '../dominio/recibo';
 import { qrPng, qrSvgDocumento } from '../pdf/qr-svg';
 import { dtoRecibo, urlAutofactura, type Recibo } from '../presentacion/recibo';
 import type { Boveda } from '../seguridad/boveda';
@@ -67,6 +67,38 @@ const PUBLICO_EN_GENERAL = {
   regimen_fiscal: '616',
   uso_cfdi: 'S01',
 };
+
+/**
+ * The CFDI a receipt's sale is, to a receiver: what checks the receipt when it is made (to PÚBLICO EN GENERAL)
+ * and what its buyer's invoice carries. One builder, so both always see the same sale.
+ */
+function comprobanteDeVenta(
+  r: Omit<DocumentoRecibo, 'productos' | 'importes' | 'huso_horario'>,
+  emisor: { rfc: string; nombre: string; regimen_fiscal: string },
+  receptor: {
+    rfc: string;
+    nombre: string;
+    regimen_fiscal: string;
+    domicilio_fiscal: string;
+    uso_cfdi: string;
+  },
+  fecha: string,
+) {
+  return {
+    tipo: 'I' as const,
+    fecha,
+    forma_pago: r.forma_pago,
+    metodo_pago: 'PUE' as const,
+    moneda: r.moneda,
+    decimales_moneda: r.decimales_moneda,
+    tipo_cambio: r.tipo_cambio,
+    exportacion: '01',
+    lugar_expedicion: r.lugar_expedicion,
+    emisor,
+    receptor,
+    conceptos: r.conceptos,
+  };
+}
 
 const regla = (codigo: string, mensaje: string, parametro: string) =>
   new ErrorNegocio('regla_de_negocio', codigo, mensaje, parametro);
@@ -163,22 +195,22 @@ export function crearServicioRecibos(deps: DepsRecibos) {
         );
       }
       const tipoCambio = moneda === 'MXN' ? undefined : e.tipo_cambio;
+      const venta = {
+        forma_pago: e.forma_pago,
+        moneda,
+        decimales_moneda: decimales,
+        ...(tipoCambio === undefined ? {} : { tipo_cambio: tipoCambio }),
+        lugar_expedicion: org.codigo_postal,
+        conceptos,
+      };
       const importes = revisarComprobante(
         { catalogos: deps.catalogos, ahora },
-        {
-          tipo: 'I',
+        comprobanteDeVenta(
+          venta,
+          { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal },
+          { ...PUBLICO_EN_GENERAL, domicilio_fiscal: org.codigo_postal },
           fecha,
-          forma_pago: e.forma_pago,
-          metodo_pago: 'PUE',
-          moneda,
-          decimales_moneda: decimales,
-          tipo_cambio: tipoCambio,
-          exportacion: '01',
-          lugar_expedicion: org.codigo_postal,
-          emisor: { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal },
-          receptor: { ...PUBLICO_EN_GENERAL, domicilio_fiscal: org.codigo_postal },
-          conceptos,
-        },
+        ),
       );
       const venceEn = e.vence_en
         ? new Date(e.vence_en)
@@ -202,17 +234,7 @@ export function crearServicioRecibos(deps: DepsRecibos) {
             fecha,
             folio: e.folio ?? null,
             sucursal: e.sucursal ?? null,
-            documento: {
-              forma_pago: e.forma_pago,
-              moneda,
-              decimales_moneda: decimales,
-              ...(tipoCambio === undefined ? {} : { tipo_cambio: tipoCambio }),
-              lugar_expedicion: org.codigo_postal,
-              huso_horario: huso,
-              conceptos,
-              productos,
-              importes,
-            },
+            documento: { ...venta, huso_horario: huso, productos, importes },
             clave_hash: hashClaveRecibo(clave),
             clave_cifrada: sellado.campos.clave!,
             dek_cifrada: sellado.dekCifrada,
@@ -324,20 +346,12 @@ export function crearServicioRecibos(deps: DepsRecibos) {
       const cliente = await clienteDe(a, org.id, { ...comprador, correo: c.correo ?? null });
 
       const r = previo.documento;
-      const entrada = {
-        tipo: 'I' as const,
-        fecha: fechaCfdi(ahora(), r.huso_horario),
-        forma_pago: r.forma_pago,
-        metodo_pago: 'PUE' as const,
-        moneda: r.moneda,
-        decimales_moneda: r.decimales_moneda,
-        tipo_cambio: r.tipo_cambio,
-        exportacion: '01',
-        lugar_expedicion: r.lugar_expedicion,
-        emisor: { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal },
-        receptor: comprador,
-        conceptos: r.conceptos,
-      };
+      const entrada = comprobanteDeVenta(
+        r,
+        { rfc: org.rfc, nombre: org.nombre, regimen_fiscal: org.regimen_fiscal },
+        comprador,
+        fechaCfdi(ahora(), r.huso_horario),
+      );
       // The invoice carries the buyer's data as given, under the client found or created with that RFC.
       const documento: DocumentoFactura = {
         entrada,
