@@ -4,6 +4,7 @@ import { crearActividadesCancelacion, type DepsCancelacion } from './cancelacion
 import { crearActividadesCertificados, type DepsAvisosCertificados } from './certificados';
 import { crearActividadesCorreos, type DepsCorreos } from './correos';
 import { crearActividadesEntregas, type DepsEntregas } from './entregas';
+import { crearActividadesGlobales, type DepsGlobales } from './globales';
 import { crearActividadesPagos, type DepsPagos } from './pagos';
 import { crearActividadesPdf, type GeneradorPdf } from './pdf';
 import { crearActividadesReanudacion, type DepsReanudacion } from './reanudacion';
@@ -17,7 +18,8 @@ export type DepsActividades = DepsSonda &
   DepsEntregas &
   DepsReanudacion &
   DepsAvisosCertificados &
-  DepsCorreos & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
+  DepsCorreos &
+  DepsGlobales & { pdf: GeneradorPdf; pacPara(modo: Modo): PuertoPac };
 
 /** Every activity, built from injected dependencies so tests can pass their own. */
 export function crearActividades(deps: DepsActividades) {
@@ -31,6 +33,7 @@ export function crearActividades(deps: DepsActividades) {
     ...crearActividadesReanudacion(deps),
     ...crearActividadesCertificados(deps),
     ...crearActividadesCorreos(deps),
+    ...crearActividadesGlobales(deps),
   };
 }
 

@@ -6,6 +6,8 @@ import { validarComprobante } from '../cfdi/validacion';
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { FilaFactura, RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioRecibos } from '../db/repositorios/recibos';
+import type { RepositorioFacturasGlobales } from '../db/repositorios/facturas-globales';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo, type Origen } from '../dominio/alcance';
@@ -54,6 +56,8 @@ export type PacTimbrado = Pick<PuertoPac, 'timbrar' | 'consultarTimbre'>;
 export interface DepsTimbrado {
   facturas: RepositorioFacturas;
   pagos: Pick<RepositorioPagos, 'revertir'>;
+  recibos: Pick<RepositorioRecibos, 'devolverPorRechazo' | 'liberarDeGlobal'>;
+  facturasGlobales: Pick<RepositorioFacturasGlobales, 'obtener'>;
   eventos: RepositorioEventos;
   certificados: RepositorioCertificados;
   transacciones: Transacciones;
@@ -292,6 +296,11 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
             mensaje: `El PAC rechazó el CFDI de pago ${e.facturaId}: ${error.codigo} ${error.mensaje} El pago no quedó registrado y los saldos no cambiaron: corrija la causa y registre el pago de nuevo.`,
           });
         }
+        // A receipt's sale is never left on a failed CFDI: the buyer's receipt as before the request, and the
+        // receipts of a global (not of a reissue: its workflow gives them back to the global it was to replace).
+        await d.recibos.devolverPorRechazo(tx, a, e.facturaId, ahora());
+        const global = await d.facturasGlobales.obtener(a, e.facturaId, tx);
+        if (global && !global.reemplaza) await d.recibos.liberarDeGlobal(tx, a, e.facturaId, ahora());
         const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
         await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', factura);
         return true;

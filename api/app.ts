@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import * as OpenApiValidator from 'express-openapi-validator';
 import type { Logger } from '../log/logger';
 import { rutaOpenApi } from '../config/rutas';
-import type { Servicios } from './composicion';
+import type { Servicios } from '../composicion/servicios';
 import { autenticacion } from './middleware/autenticacion';
 import { contexto } from './middleware/contexto';
 import {
@@ -32,6 +32,7 @@ import { rutasSalud } from './rutas/salud';
 import { rutasWebhooks } from './rutas/webhooks';
 import { rutasCorreos } from './rutas/correos';
 import { rutasRecibos } from './rutas/recibos';
+import { rutasFacturasGlobales } from './rutas/facturas-globales';
 import type { DepsSalud } from './salud/verificar';
 
 export interface DepsApi {
@@ -111,6 +112,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria));
   app.use(rutasPagos(servicios.pagos));
   app.use(rutasRecibos(servicios.recibos));
+  app.use(rutasFacturasGlobales(servicios.facturasGlobales));
   app.use(rutasWebhooks(servicios.webhooks));
   app.use(rutasCorreos(servicios.correos));
   app.use(rutaNoEncontrada);

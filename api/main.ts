@@ -10,7 +10,7 @@ import { crearCanceladorTemporal } from '../temporal/cancelador';
 import { crearRegistradorPagosTemporal } from '../temporal/registrador-pagos';
 import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { crearApp } from './app';
-import { crearServicios } from './composicion';
+import { crearServicios } from '../composicion/servicios';
 import { crearMetricasApi } from './metricas';
 import { crearServidor } from './servidor';
 

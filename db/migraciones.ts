@@ -17,6 +17,7 @@ import * as m015 from './migrations/015_limites_compartidos';
 import * as m016 from './migrations/016_acuse_cancelacion';
 import * as m017 from './migrations/017_correos';
 import * as m018 from './migrations/018_recibos';
+import * as m019 from './migrations/019_facturas_globales';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '016_acuse_cancelacion': m016,
   '017_correos': m017,
   '018_recibos': m018,
+  '019_facturas_globales': m019,
 };
 
 const fuente: Knex.MigrationSource<string> = {

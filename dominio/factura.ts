@@ -58,4 +58,6 @@ export interface DocumentoFactura {
   pago?: { id: string; complemento: ComplementoPagosCalculado };
   /** Absent in invoices older than email, and in payment CFDIs: send, to the client alone. */
   correo?: PreferenciasCorreo;
+  /** Of a global invoice to the general public: the period its receipts' sales are of, and what it reissues. */
+  global?: { periodicidad: string; desde: string; hasta: string; reemplaza: string | null };
 }

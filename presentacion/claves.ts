@@ -11,7 +11,8 @@ type Catalogo =
   | 'MotivoCancelacion'
   | 'Impuesto'
   | 'TipoFactor'
-  | 'TipoEvento';
+  | 'TipoEvento'
+  | 'Periodicidad';
 
 /**
  * A SAT key (or event type) read back from storage as the contract's enum: it was stored only after the request's

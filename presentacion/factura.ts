@@ -102,6 +102,17 @@ export function dtoFactura(f: FilaFactura): Esquema<'Factura'> {
     pago: f.pago_id,
     enviar_correo: doc.correo?.enviar ?? true,
     correos_adicionales: doc.correo?.adicionales ?? [],
+    factura_global:
+      doc.global && e.informacion_global
+        ? {
+            periodicidad: clave('Periodicidad', e.informacion_global.periodicidad),
+            meses: e.informacion_global.meses,
+            anio: e.informacion_global.anio,
+            desde: doc.global.desde,
+            hasta: doc.global.hasta,
+            reemplaza: doc.global.reemplaza,
+          }
+        : null,
     creado_en: iso(f.creado_en),
     actualizado_en: iso(f.actualizado_en),
   };

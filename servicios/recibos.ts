@@ -3,7 +3,8 @@ import { fechaCfdi } from '../cfdi/fecha';
 import { validarCliente } from '../cfdi/reglas';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { nuevoId } from '../db/ids';
-import type { FilaCliente, RepositorioClientes } from '../db/repositorios/clientes';
+import type { RepositorioClientes } from '../db/repositorios/clientes';
+import { clienteDeVenta, PUBLICO_EN_GENERAL } from './clientes-de-venta';
 import type { RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { FilaRecibo, RepositorioRecibos } from '../db/repositorios/recibos';
@@ -51,23 +52,17 @@ export interface DepsRecibos {
   servicioFacturas: Pick<ServicioFacturas, 'reanudar'>;
   timbrador: Pick<Timbrador, 'exigirDisponible'>;
   csdVigente: VerificadorCsd;
+  reexpedicion: IniciadorReexpedicion;
   ahora?: () => Date;
 }
 
 const DIA_MS = 86_400_000;
 
 /**
- * Until the global invoice exists a receipt is computed as the concept of a CFDI to the general public: the same
- * document builder and SAT-matrix engine as an invoice, so its totals are exactly the invoice's. Rules about the
- * receiver (InformacionGlobal among them) belong to the invoice made from it later and are left out.
+ * A receipt is checked as the concept of a CFDI to the general public: the same document builder and SAT-matrix
+ * engine as an invoice, so its totals are exactly the invoice's. Rules about the receiver (InformacionGlobal among
+ * them) belong to the invoice made from it later and are left out.
  */
-const PUBLICO_EN_GENERAL = {
-  rfc: 'XAXX010101000',
-  nombre: 'PUBLICO EN GENERAL',
-  regimen_fiscal: '616',
-  uso_cfdi: 'S01',
-};
-
 /**
  * The CFDI a receipt's sale is, to a receiver: what checks the receipt when it is made (to PÚBLICO EN GENERAL)
  * and what its buyer's invoice carries. One builder, so both always see the same sale.
@@ -105,18 +100,15 @@ const regla = (codigo: string, mensaje: string, parametro: string) =>
 const noExiste = (id: string) => noEncontrado('recibo_no_encontrado', `El recibo ${id} no existe.`);
 const conflicto = (codigo: string, mensaje: string) => new ErrorNegocio('conflicto', codigo, mensaje, 'id');
 
-/** Why a receipt cannot be invoiced now; undefined when it can. */
+/**
+ * Why a receipt cannot be invoiced now; undefined when it can. One in a global invoice can: its buyer's invoice
+ * then takes it out of the global (motivo 04).
+ */
 function impedimento(f: FilaRecibo, instante: Date): ErrorNegocio | undefined {
-  if (f.estado === 'en_factura_global') {
+  if (f.estado !== 'abierto' && f.estado !== 'en_factura_global') {
     return conflicto(
       'recibo_no_abierto',
-      `El recibo ${f.id} ya está en la factura global ${f.factura_global_id}: facturarlo a su comprador requiere cancelar la global con motivo 04 y reexpedirla sin él, procedimiento aún no disponible.`,
-    );
-  }
-  if (f.estado !== 'abierto') {
-    return conflicto(
-      'recibo_no_abierto',
-      `Solo se factura un recibo abierto; el recibo ${f.id} está ${f.estado}.`,
+      `Solo se factura un recibo abierto o en una factura global; el recibo ${f.id} está ${f.estado}.`,
     );
   }
   if (f.vence_en.getTime() <= instante.getTime()) {
@@ -126,6 +118,14 @@ function impedimento(f: FilaRecibo, instante: Date): ErrorNegocio | undefined {
     );
   }
   return undefined;
+}
+
+/** Starts (or joins) the workflow that takes a claimed sale out of its global invoice (temporal/reexpedidor). */
+export interface IniciadorReexpedicion {
+  iniciar(
+    a: Alcance,
+    recibo: { id: string; facturaId: string; globalId: string; organizacionId: string },
+  ): Promise<void>;
 }
 
 export function crearServicioRecibos(deps: DepsRecibos) {
@@ -147,25 +147,17 @@ export function crearServicioRecibos(deps: DepsRecibos) {
     return f;
   }
 
-  /**
-   * The organization's active client with the buyer's RFC (unique, except the generic RFCs: any of those), else a
-   * new one with the buyer's data. Two first requests may race to create it: the RFC's unique key lets one win
-   * and the other reads it.
-   */
-  async function clienteDe(
-    a: Alcance,
-    organizacionId: string,
-    datos: Omit<FilaCliente, 'id' | 'modo' | 'organizacion_id' | 'creado_en' | 'actualizado_en'>,
-  ): Promise<FilaCliente> {
-    const existente = async () => (await deps.clientes.porRfc(a, organizacionId, datos.rfc))[0];
-    const hallado = await existente();
-    if (hallado) return hallado;
-    try {
-      await deps.clientes.insertar(a, nuevoId('cli'), { ...datos, organizacion_id: organizacionId }, ahora());
-    } catch (e) {
-      if (!(e instanceof RegistroDuplicado)) throw e;
+  /** A claim waits until its global invoice is stamped: only a stamped CFDI can be replaced and cancelled. */
+  async function exigirGlobalTimbrada(a: Alcance, f: FilaRecibo): Promise<void> {
+    const g = await deps.facturas.obtener(a, f.factura_global_id!);
+    if (g?.estado !== 'timbrada') {
+      throw new ErrorNegocio(
+        'conflicto',
+        'factura_global_en_proceso',
+        `El recibo ${f.id} está en la factura global ${f.factura_global_id}, que aún se timbra o se reexpide: intente de nuevo en unos minutos.`,
+        'id',
+      );
     }
-    return (await existente())!;
   }
 
   return {
@@ -266,7 +258,13 @@ export function crearServicioRecibos(deps: DepsRecibos) {
 
     async listar(
       a: Alcance,
-      filtros: { organizacion?: string; estado?: EstadoRecibo; fecha_desde?: string; fecha_hasta?: string },
+      filtros: {
+        organizacion?: string;
+        estado?: EstadoRecibo;
+        fecha_desde?: string;
+        fecha_hasta?: string;
+        factura_global?: string;
+      },
       pagina: Pagina,
     ) {
       const t = await repo.listar(
@@ -276,6 +274,7 @@ export function crearServicioRecibos(deps: DepsRecibos) {
           estado: filtros.estado,
           fechaDesde: filtros.fecha_desde,
           fechaHasta: filtros.fecha_hasta,
+          facturaGlobalId: filtros.factura_global,
         },
         pagina,
       );
@@ -327,6 +326,7 @@ export function crearServicioRecibos(deps: DepsRecibos) {
       if (previo.estado === 'facturado') return yaFacturado(previo);
       const antes = impedimento(previo, ahora());
       if (antes) throw antes;
+      if (previo.estado === 'en_factura_global') await exigirGlobalTimbrada(a, previo);
 
       // The buyer's data as a client's, and the use its regime allows as an error (for a client it is a warning
       // that can be fixed later; here the CFDI is stamped right away).
@@ -343,7 +343,13 @@ export function crearServicioRecibos(deps: DepsRecibos) {
       const org = await deps.organizaciones.resolver(a, previo.organizacion_id);
       deps.timbrador.exigirDisponible(a);
       await deps.csdVigente(a, org.id, 'id');
-      const cliente = await clienteDe(a, org.id, { ...comprador, correo: c.correo ?? null });
+      const cliente = await clienteDeVenta(
+        deps,
+        a,
+        org.id,
+        { ...comprador, correo: c.correo ?? null },
+        ahora,
+      );
 
       const r = previo.documento;
       const entrada = comprobanteDeVenta(
@@ -363,12 +369,13 @@ export function crearServicioRecibos(deps: DepsRecibos) {
       };
 
       const facturaId = nuevoId('fac');
-      const previa = await deps.transacciones.ejecutar(async (tx) => {
+      const hecho = await deps.transacciones.ejecutar(async (tx) => {
         const f = await repo.bloquear(tx, a, id);
         if (!f) throw noExiste(id);
-        if (f.estado === 'facturado') return f;
+        if (f.estado === 'facturado') return { previa: f, globalId: null };
         const error = impedimento(f, ahora());
         if (error) throw error;
+        if (f.factura_global_id !== previo.factura_global_id) await exigirGlobalTimbrada(a, f);
         const folio = await deps.facturas.siguienteFolio(tx, org.id, '');
         await deps.facturas.insertar(tx, a, {
           id: facturaId,
@@ -378,17 +385,28 @@ export function crearServicioRecibos(deps: DepsRecibos) {
           documento: { ...documento, entrada: { ...documento.entrada, folio } },
           timbrado_estado: 'pendiente',
         });
-        await repo.facturar(tx, a, id, facturaId, ahora());
+        if (f.estado === 'abierto') await repo.facturar(tx, a, id, facturaId, ahora());
+        else await repo.reclamar(tx, a, id, facturaId, ahora());
         await deps.eventos.registrar(
           tx,
           a,
           'recibo.facturado',
           dtoRecibo((await repo.obtener(a, id, tx))!, null),
         );
-        return undefined;
+        return { previa: undefined, globalId: f.factura_global_id };
       });
       // Another request invoiced it while this one waited for the lock.
-      if (previa) return yaFacturado(previa);
+      if (hecho.previa) return yaFacturado(hecho.previa);
+      // Its sale is in a global invoice: the buyer's invoice first, then the global reissued without it and
+      // cancelled with motivo 04, as one durable workflow (started again by the reconciler if this start fails).
+      if (hecho.globalId) {
+        await deps.reexpedicion.iniciar(a, {
+          id,
+          facturaId,
+          globalId: hecho.globalId,
+          organizacionId: org.id,
+        });
+      }
       return { ...(await deps.servicioFacturas.reanudar(a, facturaId)), nueva: true };
     },
 

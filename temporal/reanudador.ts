@@ -1,6 +1,10 @@
 import type { Client } from '@temporalio/client';
 import type { ProcesoPendiente, RepositorioFacturas } from '../db/repositorios/facturas';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
+import type { RepositorioOrganizaciones } from '../db/repositorios/organizaciones';
+import type { RepositorioRecibos } from '../db/repositorios/recibos';
+import type { ProgramadorGlobal } from '../servicios/organizaciones';
+import { inicioReexpedicion } from './reexpedidor';
 import type { Logger } from '../log/logger';
 import { inicioCancelacion, type SondeoCancelacion } from './cancelador';
 import { asegurarIniciado, type InicioProceso } from './espera';
@@ -12,6 +16,9 @@ export interface OpcionesReanudador {
   taskQueue: string;
   facturas: Pick<RepositorioFacturas, 'procesosPendientes'>;
   pagos: Pick<RepositorioPagos, 'registrosPendientes'>;
+  recibos: Pick<RepositorioRecibos, 'reclamosPendientes'>;
+  organizaciones: Pick<RepositorioOrganizaciones, 'programacionesPendientes' | 'marcarSincronizada'>;
+  programador: ProgramadorGlobal;
   cancelacion: SondeoCancelacion;
   logger: Logger;
   /** An operation untouched for less than this is left to the request that started it (default 1 minute). */
@@ -32,14 +39,21 @@ export function crearReanudador(o: OpcionesReanudador) {
     async reanudarPendientes(): Promise<number> {
       const antesDe = new Date((o.ahora?.() ?? new Date()).getTime() - (o.graciaMs ?? 60_000));
       const lote = o.lote ?? 200;
-      const [{ timbrados, cancelaciones }, pagos] = await Promise.all([
+      const [{ timbrados, cancelaciones }, pagos, reclamos, programaciones] = await Promise.all([
         o.facturas.procesosPendientes(antesDe, lote),
         o.pagos.registrosPendientes(antesDe, lote),
+        o.recibos.reclamosPendientes(antesDe, lote),
+        o.organizaciones.programacionesPendientes(antesDe, lote),
       ]);
-      const alcance = (p: ProcesoPendiente) => ({
+      const alcance = (p: Pick<ProcesoPendiente, 'cuenta_id' | 'modo'>) => ({
         cuentaId: p.cuenta_id,
         modo: p.modo,
       });
+      // Schedules whose setting changed while Temporal did not answer the API.
+      for (const p of programaciones) {
+        await o.programador.sincronizar(p);
+        await o.organizaciones.marcarSincronizada(alcance(p), p.id, p.actualizado_en);
+      }
       // Each typed by its own starter; together, starts by name.
       const inicios: InicioProceso[] = [
         ...timbrados.map((f) =>
@@ -60,16 +74,29 @@ export function crearReanudador(o: OpcionesReanudador) {
             facturas: p.facturas,
           }),
         ),
+        ...reclamos.map((r) =>
+          inicioReexpedicion(o.taskQueue, alcance(r), {
+            id: r.id,
+            facturaId: r.factura_id,
+            globalId: r.factura_global_id,
+            organizacionId: r.organizacion_id,
+          }),
+        ),
       ];
       // One at a time: after an outage this runs beside the recovering traffic, not ahead of it.
       for (const inicio of inicios) await asegurarIniciado(o.cliente, inicio);
       if (inicios.length) {
         o.logger.info(
-          { timbrados: timbrados.length, cancelaciones: cancelaciones.length, pagos: pagos.length },
+          {
+            timbrados: timbrados.length,
+            cancelaciones: cancelaciones.length,
+            pagos: pagos.length,
+            reclamos: reclamos.length,
+          },
           'operaciones pendientes con su workflow asegurado',
         );
       }
-      return inicios.length;
+      return inicios.length + programaciones.length;
     },
   };
 }

@@ -20,10 +20,21 @@ import type { SondeoCancelacion } from '../temporal/cancelador';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearColaPdfTemporal } from '../temporal/pdf';
 import { crearReanudador } from '../temporal/reanudador';
+import { crearRepositorioRecibos } from '../db/repositorios/recibos';
+import { crearRepositorioFacturasGlobales } from '../db/repositorios/facturas-globales';
+import type { OpcionesPacs } from '../pac/fabrica';
+import { crearServicios } from '../composicion/servicios';
+import { crearCanceladorTemporal } from '../temporal/cancelador';
+import { crearProgramadorGlobal } from '../temporal/programaciones-globales';
+import { crearRegistradorPagosTemporal } from '../temporal/registrador-pagos';
+import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { enviarWebhook } from '../webhooks/enviar';
 import { crearMedidorPac, crearMetricasActividades } from './metricas';
 
 /** The worker's composition root: the same wiring for the worker process and the integration tests. */
+/** How long a service called from an activity waits on the workflow it starts: the activity polls after. */
+const ESPERA_INICIO_MS = 1000;
+
 export function crearDepsActividades(o: {
   db: Knex;
   navegador: Navegador;
@@ -44,6 +55,8 @@ export function crearDepsActividades(o: {
   /** The SMTP server the receivers' emails of each mode go through, and their From address. */
   correoPara(modo: Modo): PuertoCorreo;
   remitente: string;
+  /** The PACs as the API's services see them (the global invoice's steps run the services' rules). */
+  opcionesPac: Pick<OpcionesPacs, 'pac' | 'sandbox'>;
 }): DepsActividades {
   const renderizador = new RenderizadorPdf(o.navegador);
   const c = o.catalogos;
@@ -62,11 +75,36 @@ export function crearDepsActividades(o: {
     tipo_relacion: (k) => c.tipoRelacion(k),
   };
   const descripciones: Descripciones = (catalogo, clave) => lecturas[catalogo]?.(clave)?.descripcion;
-  const { db, temporal, logger, cancelacion, graciaReanudacionMs, metricas, pacPara, ...resto } = o;
+  const { db, temporal, logger, cancelacion, graciaReanudacionMs, metricas, pacPara, opcionesPac, ...resto } =
+    o;
   const medirPac = crearMedidorPac(metricas);
   const salida = crearSalidaDeEventos(db, { ...temporal, logger });
   const facturas = crearRepositorioFacturas(db);
   const pagos = crearRepositorioPagos(db);
+  const organizaciones = crearRepositorioOrganizaciones(db);
+  const recibos = crearRepositorioRecibos(db);
+  // The services, for the global invoice's workflows: the same rules the API runs, started and waited from here
+  // (an activity waits a second at most for a stamping it starts; it polls MySQL for the outcome).
+  const { cliente, taskQueue } = temporal;
+  const servicios = crearServicios({
+    db,
+    catalogos: o.catalogos,
+    boveda: o.boveda,
+    timbrador: crearTimbradorTemporal({
+      cliente,
+      taskQueue,
+      esperaMs: ESPERA_INICIO_MS,
+      pdfEsperaMs: ESPERA_INICIO_MS,
+      pacLiveConfigurado: Boolean(opcionesPac.pac.live),
+    }),
+    cancelador: crearCanceladorTemporal({ cliente, taskQueue, esperaMs: ESPERA_INICIO_MS, ...cancelacion }),
+    registradorPagos: crearRegistradorPagosTemporal({ cliente, taskQueue, esperaMs: ESPERA_INICIO_MS }),
+    temporal,
+    logger,
+    webhooksLocalesEnTest: o.webhooksLocalesEnTest,
+    pac: opcionesPac,
+    urlAutofactura: '',
+  });
   return {
     ...resto,
     pacPara: (modo) => medirPac(pacPara(modo), modo),
@@ -77,17 +115,27 @@ export function crearDepsActividades(o: {
       taskQueue: temporal.taskQueue,
       facturas,
       pagos,
+      recibos,
+      organizaciones,
+      programador: crearProgramadorGlobal({
+        cliente,
+        taskQueue,
+        husoDe: (cp) => o.catalogos.codigoPostal(cp)!.huso_horario,
+      }),
       cancelacion,
       logger,
       graciaMs: graciaReanudacionMs,
     }),
+    globales: servicios.facturasGlobales,
+    recibos,
+    facturasGlobales: crearRepositorioFacturasGlobales(db),
     sondas: crearRepositorioSondas(db),
     ...salida,
     webhooks: crearRepositorioWebhooks(db),
     enviarWebhook,
     certificados: crearRepositorioCertificados(db),
     pagos,
-    organizaciones: crearRepositorioOrganizaciones(db),
+    organizaciones,
     colaPdf: crearColaPdfTemporal(temporal),
     pdf: {
       generar: (xml, colorAcento) =>

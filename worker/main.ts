@@ -73,6 +73,7 @@ async function main() {
       catalogos,
       boveda,
       pacPara: (modo) => crearPacPara(modo, { pac: config.pac }),
+      opcionesPac: { pac: config.pac },
       identidadWorker: identidadWorker(),
       temporal: { cliente, taskQueue: config.temporal.taskQueue, correo: reintentosCorreo(config) },
       cancelacion: { intervaloSondeoMs: config.cancelacionSondeoMs, plazoMs: config.cancelacionPlazoMs },

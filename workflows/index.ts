@@ -2,6 +2,7 @@ export { cancelarFactura } from './cancelacion';
 export { enviarCorreo } from './correo';
 export { entregarEvento } from './entrega';
 export { registrarPago, registrarPagoV2 } from './pago';
+export { facturaGlobalProgramada, reexpedirGlobal } from './globales';
 export { generarPdfFactura } from './pdf';
 export { reanudarProcesos, reconciliarEventos, revisarCertificados } from './programados';
 export { sondaSalud } from './sonda-salud';

@@ -20,6 +20,7 @@ export function rutasRecibos(recibos: ServicioRecibos): Router {
       estado?: EstadoRecibo;
       fecha_desde?: string;
       fecha_hasta?: string;
+      factura_global?: string;
     };
     res.json(lista(await recibos.listar(alcanceDe(req), q, leerPagina(req.query, 'rec'))));
   });

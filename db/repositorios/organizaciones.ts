@@ -18,6 +18,11 @@ export interface FilaOrganizacion {
   correo_automatico: boolean;
   /** Days its receipts may be invoiced by their buyers unless a receipt says otherwise. */
   autofactura_plazo_dias: number;
+  /** Its global invoice issued by a Temporal Schedule after each period of `factura_global_periodicidad`. */
+  factura_global_automatica: boolean;
+  factura_global_periodicidad: string;
+  /** False from a change of those two until its schedule matches them. */
+  factura_global_sincronizada: boolean;
   creado_en: Date;
   actualizado_en: Date;
   cert_id: string | null;
@@ -29,7 +34,17 @@ export type DatosOrganizacion = Pick<
   FilaOrganizacion,
   'rfc' | 'nombre' | 'regimen_fiscal' | 'codigo_postal' | 'color_acento'
 > &
-  Partial<Pick<FilaOrganizacion, 'correo' | 'correo_automatico' | 'autofactura_plazo_dias'>>;
+  Partial<
+    Pick<
+      FilaOrganizacion,
+      | 'correo'
+      | 'correo_automatico'
+      | 'autofactura_plazo_dias'
+      | 'factura_global_automatica'
+      | 'factura_global_periodicidad'
+      | 'factura_global_sincronizada'
+    >
+  >;
 
 export function crearRepositorioOrganizaciones(db: Knex) {
   // The active certificate travels with the organization: integrators see at once whether it can stamp.
@@ -42,6 +57,11 @@ export function crearRepositorioOrganizaciones(db: Knex) {
       .select('organizaciones.regimen_fiscal', 'organizaciones.codigo_postal', 'organizaciones.color_acento')
       .select('organizaciones.correo', 'organizaciones.correo_automatico')
       .select('organizaciones.autofactura_plazo_dias')
+      .select(
+        'organizaciones.factura_global_automatica',
+        'organizaciones.factura_global_periodicidad',
+        'organizaciones.factura_global_sincronizada',
+      )
       .select('organizaciones.creado_en', 'organizaciones.actualizado_en')
       .select(
         'c.id as cert_id',
@@ -53,6 +73,8 @@ export function crearRepositorioOrganizaciones(db: Knex) {
   const leer = (f: FilaOrganizacion): FilaOrganizacion => ({
     ...f,
     correo_automatico: Boolean(f.correo_automatico),
+    factura_global_automatica: Boolean(f.factura_global_automatica),
+    factura_global_sincronizada: Boolean(f.factura_global_sincronizada),
   });
 
   return {
@@ -85,7 +107,41 @@ export function crearRepositorioOrganizaciones(db: Knex) {
         .where({ id })
         .update({ ...cambios, actualizado_en: ahora });
     },
+
+    /** Every account's organizations whose schedule lags their setting (the start reconciler's look). */
+    async programacionesPendientes(antesDe: Date, limite: number): Promise<ProgramacionGlobalPendiente[]> {
+      const filas = (await db('organizaciones')
+        .select('id', 'cuenta_id', 'modo', 'codigo_postal', 'actualizado_en')
+        .select('factura_global_automatica as automatica', 'factura_global_periodicidad as periodicidad')
+        .where('factura_global_sincronizada', false)
+        .where('actualizado_en', '<', antesDe)
+        .orderBy('actualizado_en')
+        .limit(limite)) as ProgramacionGlobalPendiente[];
+      return filas.map((f) => ({ ...f, automatica: Boolean(f.automatica) }));
+    },
+
+    /** Its schedule matches the setting read at `version` (its actualizado_en): a later change stays pending. */
+    async marcarSincronizada(
+      a: Pick<Alcance, 'cuentaId' | 'modo'>,
+      id: string,
+      version: Date,
+    ): Promise<void> {
+      await conAlcance(db, 'organizaciones', a)
+        .where({ id, actualizado_en: version })
+        .update({ factura_global_sincronizada: true });
+    },
   };
+}
+
+/** An organization whose global-invoice schedule must be brought in step with its setting. */
+export interface ProgramacionGlobalPendiente {
+  id: string;
+  cuenta_id: string;
+  modo: Modo;
+  automatica: boolean;
+  periodicidad: string;
+  codigo_postal: string;
+  actualizado_en: Date;
 }
 
 export type RepositorioOrganizaciones = ReturnType<typeof crearRepositorioOrganizaciones>;

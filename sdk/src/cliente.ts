@@ -5,6 +5,7 @@ import { Certificados, Clientes, Organizaciones, Productos } from './recursos/em
 import { Facturas } from './recursos/facturas';
 import { Pagos } from './recursos/pagos';
 import { Recibos } from './recursos/recibos';
+import { FacturasGlobales } from './recursos/facturas-globales';
 import { Entregas, Eventos, Webhooks } from './recursos/webhooks';
 import { Transporte, type OpcionesCliente } from './transporte';
 
@@ -26,6 +27,7 @@ export class ClienteCfdi {
   readonly certificados: Certificados;
   readonly pagos: Pagos;
   readonly recibos: Recibos;
+  readonly facturasGlobales: FacturasGlobales;
   readonly webhooks: Webhooks;
   readonly eventos: Eventos;
   readonly entregas: Entregas;
@@ -43,6 +45,7 @@ export class ClienteCfdi {
     this.certificados = new Certificados(t);
     this.pagos = new Pagos(t);
     this.recibos = new Recibos(t);
+    this.facturasGlobales = new FacturasGlobales(t);
     this.webhooks = new Webhooks(t);
     this.eventos = new Eventos(t);
     this.entregas = new Entregas(t);

@@ -23,6 +23,7 @@ export type { Facturas } from './recursos/facturas';
 export type { Clientes, Productos, Organizaciones, Certificados } from './recursos/emisores';
 export type { Pagos } from './recursos/pagos';
 export type { Recibos } from './recursos/recibos';
+export type { FacturasGlobales } from './recursos/facturas-globales';
 export type { Webhooks, Eventos, Entregas } from './recursos/webhooks';
 export type { Correos } from './recursos/correos';
 export type { Cuenta as GrupoCuenta, Llaves } from './recursos/cuenta';

@@ -1471,8 +1471,9 @@ export interface paths {
     /**
      * Lista los recibos
      * @description Recibos del modo de la llave, del más nuevo al más antiguo (por alta). Filtros combinables: `organizacion`
-     *     (id o RFC; 404 si no existe), `estado`, y `fecha_desde` / `fecha_hasta` (días locales de la venta, ambos
-     *     incluidos).
+     *     (id o RFC; 404 si no existe), `estado`, `fecha_desde` / `fecha_hasta` (días locales de la venta, ambos
+     *     incluidos) y `factura_global` (los recibos que tomó esa factura global, también los que su comprador
+     *     facturó después).
      */
     get: operations['listarRecibos'];
     put?: never;
@@ -1590,11 +1591,18 @@ export interface paths {
      *     conceptos del recibo tal como se guardaron, el cliente de la organización con ese RFC (o uno nuevo con
      *     los datos enviados) y `correo` como destinatario de la factura, que se le envía al timbrarse.
      *
-     *     En una transacción: bloquea el recibo, exige `abierto` (409 `recibo_no_abierto`; `en_factura_global` se
-     *     facturará con el procedimiento de cancelación con motivo 04, aún no disponible) y `vence_en` futuro (409
-     *     `recibo_vencido`), crea la factura, deja el recibo `facturado` con `factura` y emite `recibo.facturado`.
-     *     Luego timbra como `POST /v1/facturas`: 201 timbrada, 202 mientras el timbrado sigue, 422
-     *     `timbrado_rechazado`.
+     *     En una transacción: bloquea el recibo, exige `abierto` o `en_factura_global` (409 `recibo_no_abierto` si
+     *     está `facturado` a otro RFC o `cancelado`) y `vence_en` futuro (409 `recibo_vencido`), crea la factura,
+     *     deja el recibo `facturado` con `factura` y emite `recibo.facturado`. Luego timbra como `POST /v1/facturas`:
+     *     201 timbrada, 202 mientras el timbrado sigue, 422 `timbrado_rechazado` (el recibo vuelve a `abierto`, o a
+     *     su factura global, para corregir los datos e intentarlo otra vez).
+     *
+     *     Un recibo que ya está en una factura global se factura con el procedimiento del SAT, en un workflow
+     *     durable (`reexpedicion:{recibo}`): primero se timbra la factura del comprador; después la global se
+     *     reexpide sin esa venta (una factura global nueva con los demás recibos, relacionada con tipo 04 a la
+     *     anterior) y la anterior se cancela con motivo 04. Si el timbrado del comprador falla, la venta se queda
+     *     en su global y nada más cambia. Mientras la global aún se timbra o se reexpide por otro reclamo: 409
+     *     `factura_global_en_proceso`; reintente en unos minutos.
      *
      *     Exactamente una factura por recibo: una segunda solicitud (doble envío, concurrente o repetida después)
      *     con el mismo RFC responde 200 con la misma factura; con otro RFC, 409 `recibo_facturado_a_otro_rfc`. El
@@ -1629,6 +1637,52 @@ export interface paths {
     get: operations['descargarQrRecibo'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/facturas_globales': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Emite la factura global de un periodo
+     * @description Un CFDI de ingreso a PÚBLICO EN GENERAL (RFC `XAXX010101000`, régimen 616, uso S01, domicilio fiscal = lugar
+     *     de expedición) con el nodo InformacionGlobal (Periodicidad, Meses, Año) por los recibos `abierto` de la
+     *     organización cuya venta cae en el periodo, en una moneda: un concepto por recibo, como pide la guía del
+     *     SAT (ClaveProdServ 01010101, ClaveUnidad ACT, Descripcion `Venta`, NoIdentificacion = folio del recibo, o
+     *     su id si no tiene, cantidad 1, el importe antes de impuestos y sus propios impuestos; un recibo con líneas
+     *     de distinto tratamiento fiscal da un concepto por tratamiento con el mismo NoIdentificacion). FormaPago es
+     *     la forma con la que se recibió el mayor importe; MetodoPago PUE. Los recibos pasan a `en_factura_global`
+     *     con `factura_global`, en la misma transacción que crea la factura (dos solicitudes simultáneas no toman
+     *     el mismo recibo), y se timbra como `POST /v1/facturas`. No se envía por correo.
+     *
+     *     El periodo lo da `periodicidad` (por omisión la de la organización) y `fecha`, cualquier día del periodo
+     *     (por omisión, el último periodo ya cerrado en la hora local del lugar de expedición): diario, ese día;
+     *     semanal, de lunes a domingo, recortada al mes (un periodo nunca cruza de mes); quincenal, 1–15 o 16–fin;
+     *     mensual; bimestral (enero–febrero, …; solo régimen 621). Solo periodos cerrados: el SAT pide emitirla
+     *     dentro de las 24 horas posteriores al cierre. Un periodo con más recibos de los que caben en un CFDI
+     *     (1000 conceptos) requiere más de una factura global: cada solicitud emite una con los más antiguos.
+     *
+     *     Con `factura_global.automatica` en la organización, una programación de Temporal la emite sola al cerrar
+     *     cada periodo (en pesos; otras monedas, por esta ruta con su `tipo_cambio`).
+     *
+     *     - 201 timbrada (`factura_global` con su periodo); 202 mientras el timbrado sigue.
+     *     - 400 `parametro_invalido`, `tipo_cambio_requerido` (moneda distinta de MXN sin tipo de cambio).
+     *     - 404 `organizacion_no_encontrada`.
+     *     - 422 `periodo_no_cerrado` (`parametro: fecha`), `sin_recibos_abiertos` (nada que facturar),
+     *       `periodicidad_regimen` (bimestral fuera del régimen 621), `sin_certificado_activo`,
+     *       `certificado_vencido`, `timbrado_rechazado`.
+     *     - 503 `pac_no_disponible` (modo live sin PAC real).
+     */
+    post: operations['crearFacturaGlobal'];
     delete?: never;
     options?: never;
     head?: never;
@@ -2507,6 +2561,16 @@ export interface components {
       correo_automatico?: boolean;
       /** @description Días que sus recibos pueden facturarse en el portal de autofacturación si el recibo no indica `vence_en`. Por omisión: `30`. */
       autofactura_plazo_dias?: number;
+      /**
+       * @description La factura global automática: `automatica` la enciende o apaga (por omisión apagada), `periodicidad` su
+       *     periodo (por omisión `04`, mensual; `05`, bimestral, solo con régimen 621: 422
+       *     `periodicidad_regimen`). La programación de Temporal sigue al cambio en seguida, o en menos de un
+       *     minuto si Temporal no respondía.
+       */
+      factura_global?: {
+        automatica?: boolean;
+        periodicidad?: components['schemas']['Periodicidad'];
+      };
     };
     /** @description El RFC no puede cambiarse. */
     OrganizacionCambios: {
@@ -2523,6 +2587,16 @@ export interface components {
       correo_automatico?: boolean;
       /** @description Días que sus recibos nuevos pueden facturarse si el recibo no indica `vence_en`. */
       autofactura_plazo_dias?: number;
+      /**
+       * @description La factura global automática: `automatica` la enciende o apaga (por omisión apagada), `periodicidad` su
+       *     periodo (por omisión `04`, mensual; `05`, bimestral, solo con régimen 621: 422
+       *     `periodicidad_regimen`). La programación de Temporal sigue al cambio en seguida, o en menos de un
+       *     minuto si Temporal no respondía.
+       */
+      factura_global?: {
+        automatica?: boolean;
+        periodicidad?: components['schemas']['Periodicidad'];
+      };
     };
     CertificadoNuevoMultipart: {
       /** @description Id (`org_…`) o RFC de la organización. */
@@ -2664,6 +2738,15 @@ export interface components {
       correo_automatico: boolean;
       /** @description Días que sus recibos pueden facturarse en el portal si el recibo no indica `vence_en`. */
       autofactura_plazo_dias: number;
+      /**
+       * @description Su factura global automática: con `automatica: true`, una programación de Temporal
+       *     (`cfdi-factura-global-{id}`) la emite al cerrar cada periodo de `periodicidad`, a las 00:15 hora local
+       *     del lugar de expedición, con los recibos abiertos en pesos del periodo.
+       */
+      factura_global: {
+        automatica: boolean;
+        periodicidad: components['schemas']['Periodicidad'];
+      };
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];
     };
@@ -2841,9 +2924,28 @@ export interface components {
        *     abonen.
        */
       correos_adicionales: string[];
+      factura_global: components['schemas']['DatosFacturaGlobal'];
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];
     };
+    /**
+     * @description De una factura global al público en general (`null` en las demás): su nodo InformacionGlobal, el periodo
+     *     de las ventas que cubre (días locales, ambos incluidos) y la factura global que reexpide (`reemplaza`,
+     *     relacionada con tipo 04) cuando el comprador de uno de sus recibos lo facturó. Sus recibos:
+     *     `GET /v1/recibos?factura_global={id}`.
+     */
+    DatosFacturaGlobal: {
+      periodicidad: components['schemas']['Periodicidad'];
+      /** @description El mes (`01`–`12`), o el bimestre (`13` enero–febrero … `18` noviembre–diciembre). */
+      meses: string;
+      anio: string;
+      /** Format: date */
+      desde: string;
+      /** Format: date */
+      hasta: string;
+      /** @description La factura global (`fac_…`) que esta reexpide sin los recibos ya facturados a su comprador. */
+      reemplaza: string | null;
+    } | null;
     ParcialidadFactura: {
       /** @description Id del pago (`pago_…`). */
       pago: string;
@@ -4102,6 +4204,7 @@ export interface components {
           | 'codigo_postal_invalido'
           | 'organizacion_no_encontrada'
           | 'pac_no_disponible'
+          | 'factura_global_en_proceso'
           | 'recibo_facturado_a_otro_rfc'
           | 'recibo_no_abierto'
           | 'recibo_no_encontrado'
@@ -4115,6 +4218,41 @@ export interface components {
           | 'timbrado_rechazado'
           | 'uso_cfdi_incompatible'
           | 'uso_cfdi_invalido'
+        );
+    FacturaGlobalNueva: {
+      /** @description Id (`org_…`) o RFC de la organización emisora. */
+      organizacion: string;
+      periodicidad?: components['schemas']['Periodicidad'];
+      /**
+       * Format: date
+       * @description Cualquier día (`AAAA-MM-DD`, local) del periodo; por omisión el último periodo cerrado.
+       */
+      fecha?: string;
+      /** @description La moneda de los recibos que cubre. Por omisión: `MXN`. */
+      moneda?: string;
+      /** @description Requerido si `moneda` no es MXN. */
+      tipo_cambio?: string;
+    };
+    /** @description Los códigos de error de `POST /v1/facturas_globales` (`crearFacturaGlobal`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorCrearFacturaGlobal:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'certificado_vencido'
+          | 'fecha_invalida'
+          | 'moneda_invalida'
+          | 'organizacion_no_encontrada'
+          | 'pac_no_disponible'
+          | 'periodicidad_regimen'
+          | 'periodo_no_cerrado'
+          | 'sin_certificado_activo'
+          | 'sin_recibos_abiertos'
+          | 'timbrado_rechazado'
+          | 'tipo_cambio_no_permitido'
+          | 'tipo_cambio_requerido'
         );
     /** @description Los códigos de error de `GET /v1/recibos/{id}/qr` (`descargarQrRecibo`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorDescargarQrRecibo:
@@ -4282,6 +4420,7 @@ export interface components {
       | 'exportacion_invalida'
       | 'factura_con_pagos_vigentes'
       | 'factura_de_otra_organizacion'
+      | 'factura_global_en_proceso'
       | 'factura_no_cancelada'
       | 'factura_no_encontrada'
       | 'factura_no_es_borrador'
@@ -4354,6 +4493,7 @@ export interface components {
       | 'pedimento_con_comercio_exterior'
       | 'periodicidad_invalida'
       | 'periodicidad_regimen'
+      | 'periodo_no_cerrado'
       | 'precio_invalido'
       | 'producto_de_otra_organizacion'
       | 'producto_no_encontrado'
@@ -4379,6 +4519,7 @@ export interface components {
       | 'saldo_anterior_excede_total'
       | 'sin_certificado_activo'
       | 'sin_destinatarios'
+      | 'sin_recibos_abiertos'
       | 'solicitud_en_curso'
       | 'solicitud_incompleta'
       | 'solicitud_malformada'
@@ -4767,6 +4908,7 @@ export interface components {
       | (
           | 'codigo_postal_invalido'
           | 'organizacion_duplicada'
+          | 'periodicidad_regimen'
           | 'regimen_fiscal_invalido'
           | 'regimen_no_aplica_persona'
           | 'rfc_fecha_invalida'
@@ -4787,6 +4929,7 @@ export interface components {
       | (
           | 'codigo_postal_invalido'
           | 'organizacion_no_encontrada'
+          | 'periodicidad_regimen'
           | 'regimen_fiscal_invalido'
           | 'regimen_no_aplica_persona'
           | 'rfc_fecha_invalida'
@@ -6705,6 +6848,10 @@ export interface operations {
            *           "correo": null,
            *           "correo_automatico": true,
            *           "autofactura_plazo_dias": 30,
+           *           "factura_global": {
+           *             "automatica": false,
+           *             "periodicidad": "04"
+           *           },
            *           "modo": "test",
            *           "rfc": "EKU9003173C9",
            *           "nombre": "ESCUELA KEMPER URGATE",
@@ -8768,6 +8915,8 @@ export interface operations {
          */
         organizacion?: components['parameters']['FiltroOrganizacion'];
         estado?: components['schemas']['EstadoRecibo'];
+        /** @description Id (`fac_…`) de una factura global. */
+        factura_global?: string;
         /** @description Primer día (`AAAA-MM-DD`, hora local de la venta) incluido. */
         fecha_desde?: string;
         /** @description Último día (`AAAA-MM-DD`, hora local de la venta) incluido. */
@@ -9380,6 +9529,79 @@ export interface operations {
       403: components['responses']['SinPermiso'];
       404: components['responses']['NoEncontrado'];
       429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  crearFacturaGlobal: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+         *       "periodicidad": "01",
+         *       "fecha": "2026-11-26"
+         *     }
+         */
+        'application/json': components['schemas']['FacturaGlobalNueva'];
+      };
+    };
+    responses: {
+      /** @description Factura global creada y timbrada; sus recibos quedan `en_factura_global`. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description Factura global creada; el timbrado sigue en curso (`timbrado.estado` es `pendiente`). */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
     };
   };
   obtenerCuenta: {

@@ -45,6 +45,7 @@ export type CertificadoCambios = Entrada<'CertificadoCambios'>;
 export type PagoNuevo = Entrada<'PagoNuevo'>;
 export type ReciboNuevo = Entrada<'ReciboNuevo'>;
 export type FacturacionRecibo = Entrada<'FacturacionRecibo'>;
+export type FacturaGlobalNueva = Entrada<'FacturaGlobalNueva'>;
 export type WebhookNuevo = Entrada<'WebhookNuevo'>;
 export type WebhookCambios = Entrada<'WebhookCambios'>;
 export type ReenvioEvento = Entrada<'ReenvioEvento'>;

@@ -48,7 +48,7 @@ export interface Cancelador {
 }
 
 /**
- * The SAT's status of a CFDI, asked through the PAC of a mode (api/composicion.ts builds it with pac/fabrica.ts).
+ * The SAT's status of a CFDI, asked through the PAC of a mode (composicion/servicios.ts builds it with pac/fabrica.ts).
  * A read: no workflow, nothing stored. Throws the PAC port's errors.
  */
 export type ConsultaSat = (modo: Modo, consulta: ConsultaEstatusSat) => Promise<EstatusSat>;

@@ -6,7 +6,7 @@ import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { crearApp } from '../../api/app';
 import { crearServidor } from '../../api/servidor';
-import { crearServicios } from '../../api/composicion';
+import { crearServicios } from '../../composicion/servicios';
 import { crearMetricasApi } from '../../api/metricas';
 import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
@@ -186,6 +186,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         catalogos: cat,
         boveda,
         pacPara: (modo) => crearPacPara(modo, { pac: { ...config.pac, sandboxUrl: pacUrl } }),
+        opcionesPac: { pac: { ...config.pac, sandboxUrl: pacUrl } },
         identidadWorker: identidadWorker(),
         temporal: {
           cliente: clienteWorker,

@@ -138,6 +138,7 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['post', '/v1/recibos/{id}/cancelar'],
   ['post', '/v1/recibos/{id}/facturar'],
   ['get', '/v1/recibos/{id}/qr'],
+  ['post', '/v1/facturas_globales'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],

@@ -84,6 +84,7 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   cancelarRecibo: (s) => s.recibos.cancelar(ID),
   facturarRecibo: (s) => s.recibos.facturar(ID, x),
   descargarQrRecibo: (s) => s.recibos.qr(ID),
+  crearFacturaGlobal: (s) => s.facturasGlobales.crear(x),
   enviarCorreoFactura: (s) => s.correos.enviar(ID, { destinatarios: ['a@b.mx'] }),
   listarCorreos: (s) => s.correos.listar({ factura: ID }).pagina(),
   obtenerCorreo: (s) => s.correos.obtener(ID),

@@ -14,7 +14,7 @@ export class Recibos extends Grupo {
   obtener(id: string, opciones?: OpcionesSolicitud): Promise<Recibo> {
     return this.obtenerJson(ruta(id), opciones);
   }
-  /** Newest first; `{ organizacion, estado, fecha_desde, fecha_hasta }` combine. */
+  /** Newest first; `{ organizacion, estado, fecha_desde, fecha_hasta, factura_global }` combine. */
   listar(filtros: FiltrosLista<'listarRecibos'> = {}, opciones?: OpcionesSolicitud): Paginador<Recibo> {
     return new Paginador(this.t, '/v1/recibos', filtros, opciones);
   }

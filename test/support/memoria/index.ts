@@ -14,6 +14,7 @@ import { crearOrganizacionesEnMemoria } from './organizaciones';
 import { crearPagosEnMemoria } from './pagos';
 import { crearProductosEnMemoria } from './productos';
 import { crearRecibosEnMemoria } from './recibos';
+import { crearFacturasGlobalesEnMemoria } from './facturas-globales';
 import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
 import { crearWebhooksEnMemoria } from './webhooks';
@@ -59,6 +60,7 @@ export function crearMemoria() {
     eventos,
     pagos: crearPagosEnMemoria(almacen),
     recibos: crearRecibosEnMemoria(almacen),
+    facturasGlobales: crearFacturasGlobalesEnMemoria(almacen),
     sondas: crearSondasEnMemoria(almacen),
     webhooks: crearWebhooksEnMemoria(almacen),
     entregas,

@@ -17,7 +17,15 @@ import { tablaCertificados } from './certificados';
 import { porConexion } from './transacciones';
 
 type OrganizacionGuardada = DatosOrganizacion &
-  Pick<FilaOrganizacion, 'correo' | 'correo_automatico' | 'autofactura_plazo_dias'> &
+  Pick<
+    FilaOrganizacion,
+    | 'correo'
+    | 'correo_automatico'
+    | 'autofactura_plazo_dias'
+    | 'factura_global_automatica'
+    | 'factura_global_periodicidad'
+    | 'factura_global_sincronizada'
+  > &
   ColumnasAlcance & { id: string; creado_en: Date; actualizado_en: Date };
 
 /** Shared with invoices (the accent color the PDF is printed with). */
@@ -61,12 +69,41 @@ export function crearOrganizacionesEnMemoria(m: Almacen): RepositorioOrganizacio
           correo: null,
           correo_automatico: true,
           autofactura_plazo_dias: 30,
+          factura_global_automatica: false,
+          factura_global_periodicidad: '04',
+          factura_global_sincronizada: true,
           ...datos,
         }),
       );
     },
     async actualizar(a, id, cambios, ahora) {
       if (visibles(a).some((r) => r.id === id)) tabla.cambiar(id, { ...cambios, actualizado_en: ahora });
+    },
+    async programacionesPendientes(antesDe, limite) {
+      return tabla
+        .todas()
+        .filter((r) => !r.factura_global_sincronizada && r.actualizado_en < antesDe)
+        .slice(0, limite)
+        .map((r) => ({
+          id: r.id,
+          cuenta_id: r.cuenta_id,
+          modo: r.modo,
+          automatica: r.factura_global_automatica,
+          periodicidad: r.factura_global_periodicidad,
+          codigo_postal: r.codigo_postal,
+          actualizado_en: r.actualizado_en,
+        }));
+    },
+    async marcarSincronizada(a, id, version) {
+      const r = tabla.buscar(id);
+      if (
+        r &&
+        r.cuenta_id === a.cuentaId &&
+        r.modo === a.modo &&
+        r.actualizado_en.getTime() === version.getTime()
+      ) {
+        tabla.cambiar(id, { factura_global_sincronizada: true });
+      }
     },
   });
 }

@@ -42,6 +42,7 @@ export function crearRecibosEnMemoria(m: Almacen): RepositorioRecibos {
           factura_id: null,
           factura_global_id: null,
           cancelado_en: null,
+          fuera_de_global_en: null,
           creado_en: ahora,
           actualizado_en: ahora,
         }),
@@ -61,7 +62,8 @@ export function crearRecibosEnMemoria(m: Almacen): RepositorioRecibos {
             (!filtros.organizacionId || r.organizacion_id === filtros.organizacionId) &&
             (!filtros.estado || r.estado === filtros.estado) &&
             (!filtros.fechaDesde || r.fecha >= `${filtros.fechaDesde}T00:00:00`) &&
-            (!filtros.fechaHasta || r.fecha <= `${filtros.fechaHasta}T23:59:59`),
+            (!filtros.fechaHasta || r.fecha <= `${filtros.fechaHasta}T23:59:59`) &&
+            (!filtros.facturaGlobalId || r.factura_global_id === filtros.facturaGlobalId),
         );
       const t = paginarEnMemoria(filas, pagina);
       return { ...t, datos: t.datos.map(leer) };
@@ -85,6 +87,105 @@ export function crearRecibosEnMemoria(m: Almacen): RepositorioRecibos {
       if (!r || !enAlcance(a)(r) || r.estado !== 'abierto') return false;
       tabla.cambiar(id, { estado: 'facturado', factura_id: facturaId, actualizado_en: en });
       return true;
+    },
+    async abiertosDelPeriodo(tx, a, p) {
+      exigirAbierta(tx);
+      return tabla
+        .todas()
+        .filter(
+          (r) =>
+            enAlcance(a)(r) &&
+            r.organizacion_id === p.organizacionId &&
+            r.estado === 'abierto' &&
+            r.fecha >= `${p.desde}T00:00:00` &&
+            r.fecha <= `${p.hasta}T23:59:59` &&
+            r.documento.moneda === p.moneda,
+        )
+        .sort((x, y) => x.fecha.localeCompare(y.fecha) || x.id.localeCompare(y.id))
+        .slice(0, p.limite)
+        .map(leer);
+    },
+    async deGlobal(tx, a, globalId) {
+      exigirAbierta(tx);
+      return tabla
+        .todas()
+        .filter((r) => enAlcance(a)(r) && r.factura_global_id === globalId)
+        .sort((x, y) => x.fecha.localeCompare(y.fecha) || x.id.localeCompare(y.id))
+        .map(leer);
+    },
+    async aGlobal(tx, a, ids, globalId, en) {
+      exigirAbierta(tx);
+      for (const id of ids) {
+        const r = tabla.buscar(id);
+        if (!r || !enAlcance(a)(r)) continue;
+        tabla.cambiar(id, {
+          ...(r.estado === 'abierto' ? { estado: 'en_factura_global' as const } : {}),
+          factura_global_id: globalId,
+          actualizado_en: en,
+        });
+      }
+    },
+    async reclamar(tx, a, id, facturaId, en) {
+      exigirAbierta(tx);
+      const r = tabla.buscar(id);
+      if (!r || !enAlcance(a)(r) || r.estado !== 'en_factura_global') return false;
+      tabla.cambiar(id, { estado: 'facturado', factura_id: facturaId, actualizado_en: en });
+      return true;
+    },
+    async devolverPorRechazo(tx, a, facturaId, en) {
+      exigirAbierta(tx);
+      const filas = tabla
+        .todas()
+        .filter((r) => enAlcance(a)(r) && r.factura_id === facturaId && r.estado === 'facturado');
+      for (const r of filas) {
+        tabla.cambiar(r.id, {
+          estado: r.factura_global_id === null ? 'abierto' : 'en_factura_global',
+          factura_id: null,
+          actualizado_en: en,
+        });
+      }
+      return filas.length;
+    },
+    async fueraDeGlobal(tx, a, ids, en) {
+      exigirAbierta(tx);
+      for (const id of ids) {
+        const r = tabla.buscar(id);
+        if (r && enAlcance(a)(r) && r.fuera_de_global_en === null) {
+          tabla.cambiar(id, { fuera_de_global_en: en, actualizado_en: en });
+        }
+      }
+    },
+    async liberarDeGlobal(tx, a, globalId, en) {
+      exigirAbierta(tx);
+      const filas = tabla
+        .todas()
+        .filter(
+          (r) => enAlcance(a)(r) && r.factura_global_id === globalId && r.estado === 'en_factura_global',
+        );
+      for (const r of filas) {
+        tabla.cambiar(r.id, { estado: 'abierto', factura_global_id: null, actualizado_en: en });
+      }
+      return filas.length;
+    },
+    async reclamosPendientes(antesDe, limite) {
+      return tabla
+        .todas()
+        .filter(
+          (r) =>
+            r.estado === 'facturado' &&
+            r.fuera_de_global_en === null &&
+            r.factura_global_id !== null &&
+            r.actualizado_en < antesDe,
+        )
+        .slice(0, limite)
+        .map((r) => ({
+          id: r.id,
+          cuenta_id: r.cuenta_id,
+          modo: r.modo,
+          factura_id: r.factura_id!,
+          factura_global_id: r.factura_global_id!,
+          organizacion_id: r.organizacion_id,
+        }));
     },
     async porHashClave(hash) {
       const r = tabla.todas().find((x) => x.clave_hash === hash);

@@ -29,6 +29,8 @@ import { crearCorreoEnMemoria } from './correo';
 import { crearEnviadorEnMemoria } from './enviador';
 import { crearServicioCorreos } from '../../../servicios/correos';
 import { crearServicioRecibos } from '../../../servicios/recibos';
+import { crearServicioFacturasGlobales } from '../../../servicios/facturas-globales';
+import type { ProgramacionGlobalPendiente } from '../../../db/repositorios/organizaciones';
 import { alcance, crearMemoria, type Memoria } from './index';
 import { crearMetricasEnMemoria } from './metricas';
 import { crearPacEnMemoria } from './pac';
@@ -60,7 +62,7 @@ function crearDnsEnMemoria() {
 }
 
 /**
- * The composition root of api/composicion.ts, over the in-memory fakes. `sinPacEn` is read on every call:
+ * The composition root of composicion/servicios.ts, over the in-memory fakes. `sinPacEn` is read on every call:
  * a test may take the PAC away after seeding. `pac` answers the SAT status queries (and, in
  * crearEntornoActividades, the activities' calls too).
  */
@@ -74,7 +76,14 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
   const timbrador = crearTimbradorEnMemoria(m, o);
   const cancelador = crearCanceladorEnMemoria(m);
   const cuenta = crearServicioCuenta({ cuentas: m.cuentas, ahora });
-  const organizaciones = crearServicioOrganizaciones({ ...deps, organizaciones: m.organizaciones });
+  // What the Temporal ports were asked: the schedules synced, the claims' workflows started.
+  const programaciones: ProgramacionGlobalPendiente[] = [];
+  const reexpediciones: { id: string; facturaId: string; globalId: string }[] = [];
+  const organizaciones = crearServicioOrganizaciones({
+    ...deps,
+    organizaciones: m.organizaciones,
+    programador: { sincronizar: async (p) => void programaciones.push(p) },
+  });
   const productos = crearServicioProductos({ ...deps, productos: m.productos, organizaciones });
   const csdVigente = crearVerificadorCsd({ certificados: m.certificados, ahora });
   const { dns, resolver } = crearDnsEnMemoria();
@@ -95,8 +104,29 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       o.sinPacEn?.includes(modo) ? Promise.reject(new ErrorPacNoConfigurado()) : pac.estatusSat(consulta),
     csdVigente,
   });
+  const recibos = crearServicioRecibos({
+    ...deps,
+    recibos: m.recibos,
+    eventos: m.eventos,
+    transacciones: m.transacciones,
+    organizaciones,
+    productos,
+    boveda,
+    urlAutofactura: 'https://facturas.ejemplo.mx',
+    facturas: m.facturas,
+    clientes: m.clientes,
+    servicioFacturas: facturas,
+    timbrador,
+    csdVigente,
+    reexpedicion: {
+      iniciar: async (_a, r) =>
+        void reexpediciones.push({ id: r.id, facturaId: r.facturaId, globalId: r.globalId }),
+    },
+  });
   return {
     m,
+    programaciones,
+    reexpediciones,
     reloj,
     boveda,
     timbrador,
@@ -129,17 +159,15 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       transacciones: m.transacciones,
       iniciador: m.despachador,
     }),
-    recibos: crearServicioRecibos({
+    recibos,
+    facturasGlobales: crearServicioFacturasGlobales({
       ...deps,
       recibos: m.recibos,
-      eventos: m.eventos,
-      transacciones: m.transacciones,
-      organizaciones,
-      productos,
-      boveda,
-      urlAutofactura: 'https://facturas.ejemplo.mx',
+      globales: m.facturasGlobales,
       facturas: m.facturas,
       clientes: m.clientes,
+      transacciones: m.transacciones,
+      organizaciones,
       servicioFacturas: facturas,
       timbrador,
       csdVigente,
@@ -224,6 +252,10 @@ export async function crearEntornoActividades() {
     certificados: s.m.certificados,
     organizaciones: s.m.organizaciones,
     pagos: s.m.pagos,
+    recibos: s.m.recibos,
+    facturasGlobales: s.m.facturasGlobales,
+    globales: s.facturasGlobales,
+    esperaEstadoMs: 1,
     transacciones: s.m.transacciones,
     sondas: s.m.sondas,
     entregas: s.m.entregas,
@@ -238,6 +270,9 @@ export async function crearEntornoActividades() {
       taskQueue: 'cfdi',
       facturas: s.m.facturas,
       pagos: s.m.pagos,
+      recibos: s.m.recibos,
+      organizaciones: s.m.organizaciones,
+      programador: { sincronizar: async (p) => void s.programaciones.push(p) },
       cancelacion: { intervaloSondeoMs: 1000, plazoMs: 60_000 },
       logger: crearLogger('prueba', 'silent'),
     }),

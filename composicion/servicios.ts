@@ -27,6 +27,10 @@ import { crearServicioPagos, type RegistradorPagos } from '../servicios/pagos';
 import { crearServicioProductos } from '../servicios/productos';
 import { crearServicioRecibos } from '../servicios/recibos';
 import { crearRepositorioRecibos } from '../db/repositorios/recibos';
+import { crearRepositorioFacturasGlobales } from '../db/repositorios/facturas-globales';
+import { crearServicioFacturasGlobales } from '../servicios/facturas-globales';
+import { crearIniciadorReexpedicion } from '../temporal/reexpedidor';
+import { crearProgramadorGlobal } from '../temporal/programaciones-globales';
 import { crearServicioWebhooks } from '../servicios/webhooks';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearLectorHistoriasTemporal } from '../temporal/historias';
@@ -68,10 +72,18 @@ export function crearServicios(deps: {
   const pagosRepo = crearRepositorioPagos(db);
   const llavesRepo = crearRepositorioLlaves(db);
   const cuenta = crearServicioCuenta({ cuentas: crearRepositorioCuentas(db) });
+  const { cliente, taskQueue } = deps.temporal;
   const organizaciones = crearServicioOrganizaciones({
     organizaciones: crearRepositorioOrganizaciones(db),
     catalogos,
+    programador: crearProgramadorGlobal({
+      cliente,
+      taskQueue,
+      husoDe: (cp) => catalogos.codigoPostal(cp)!.huso_horario,
+    }),
+    logger: deps.logger,
   });
+  const recibosRepo = crearRepositorioRecibos(db);
   const clientesRepo = crearRepositorioClientes(db);
   const productos = crearServicioProductos({
     productos: crearRepositorioProductos(db),
@@ -133,7 +145,8 @@ export function crearServicios(deps: {
       boveda,
     }),
     recibos: crearServicioRecibos({
-      recibos: crearRepositorioRecibos(db),
+      recibos: recibosRepo,
+      reexpedicion: crearIniciadorReexpedicion({ cliente, taskQueue }),
       eventos,
       transacciones,
       organizaciones,
@@ -143,6 +156,18 @@ export function crearServicios(deps: {
       urlAutofactura: deps.urlAutofactura,
       facturas: facturasRepo,
       clientes: clientesRepo,
+      servicioFacturas: facturas,
+      timbrador,
+      csdVigente,
+    }),
+    facturasGlobales: crearServicioFacturasGlobales({
+      recibos: recibosRepo,
+      globales: crearRepositorioFacturasGlobales(db),
+      facturas: facturasRepo,
+      clientes: clientesRepo,
+      transacciones,
+      organizaciones,
+      catalogos,
       servicioFacturas: facturas,
       timbrador,
       csdVigente,
