@@ -1,6 +1,8 @@
 import type { RepositorioCertificados } from '../db/repositorios/certificados';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { AcuseCancelacion, RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioRecibos } from '../db/repositorios/recibos';
+import type { RepositorioFacturasGlobales } from '../db/repositorios/facturas-globales';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
 import { alcanceSistema, type Modo } from '../dominio/alcance';
@@ -17,6 +19,8 @@ export type EstadoCancelacion = 'cancelada' | 'en_proceso' | 'rechazada' | 'venc
 export interface DepsCancelacion {
   facturas: RepositorioFacturas;
   pagos: RepositorioPagos;
+  recibos: Pick<RepositorioRecibos, 'liberarDeGlobal'>;
+  facturasGlobales: Pick<RepositorioFacturasGlobales, 'obtener'>;
   eventos: RepositorioEventos;
   certificados: RepositorioCertificados;
   transacciones: Transacciones;
@@ -58,6 +62,12 @@ export function crearActividadesCancelacion(d: DepsCancelacion) {
       });
       // A cancelled payment CFDI gives back what it paid, in the same transaction as the cancellation.
       if (estado === 'cancelada' && f.tipo === 'pago') await d.pagos.revertir(tx, a, e.facturaId);
+      // A global invoice cancelled by its issuer (not replaced by the motivo-04 procedure) lets its receipts go
+      // back to open, so the next global takes them: no sale is left without a CFDI.
+      if (estado === 'cancelada' && f.documento.global) {
+        const g = await d.facturasGlobales.obtener(a, e.facturaId, tx);
+        if (g && !g.reemplazada_en) await d.recibos.liberarDeGlobal(tx, a, e.facturaId, new Date());
+      }
       const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
       if (estado === 'cancelada') await d.eventos.registrar(tx, a, 'factura.cancelada', factura);
       if (estado === 'rechazada' || estado === 'vencida')

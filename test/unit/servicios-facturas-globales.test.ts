@@ -264,6 +264,24 @@ describe('factura global: un recibo reclamado después (motivo 04)', () => {
     expect((await x.m.facturasGlobales.obtener(x.a, g.id))!.reemplazada_en).toBeNull();
   });
 
+  it('cancelada por su emisor, la global devuelve sus recibos a abierto; reemplazada por motivo 04, no', async () => {
+    const rs = [await vender('T-1'), await vender('T-2')];
+    const { factura: g } = await global();
+    x.s.cancelador.desenlace('sin_respuesta');
+    await x.s.facturas.cancelar(x.a, g.id, { motivo: '02' });
+    expect(await x.act.solicitarCancelacion(x.entrada(g.id))).toBe('cancelada');
+    expect(await recibo(rs[0]!.id)).toMatchObject({ estado: 'abierto', factura_global_id: null });
+
+    const { factura: g2 } = await global();
+    const f = await x.s.recibos.facturar(x.a, rs[0]!.id, COMPRADOR);
+    const hecho = (await x.act.excluirDeGlobal(reclamo(rs[0]!.id, f.factura.id)))!;
+    x.s.cancelador.desenlace('sin_respuesta');
+    await x.act.cancelarGlobalReemplazada(reclamo(rs[0]!.id, f.factura.id), g2.id);
+    expect(await x.act.solicitarCancelacion(x.entrada(g2.id))).toBe('cancelada');
+    expect(await recibo(rs[1]!.id)).toMatchObject({ estado: 'en_factura_global', factura_global_id: hecho.nueva });
+    expect(await ventasUnaVez(rs.map((r) => r.id))).toEqual([1, 1]);
+  });
+
   it('mientras la global se timbra, reclamar su recibo es 409 factura_global_en_proceso', async () => {
     const r = await vender('T-1');
     x.s.timbrador.desenlace('pendiente');
