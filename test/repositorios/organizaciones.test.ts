@@ -35,6 +35,10 @@ contrato('organizaciones', (impl) => {
       correo_automatico: true,
       // Receipts open to their buyers for 30 days unless the organization says otherwise.
       autofactura_plazo_dias: 30,
+      // No automatic global invoice, so no schedule to keep in step.
+      factura_global_automatica: false,
+      factura_global_periodicidad: '04',
+      factura_global_sincronizada: true,
       creado_en: ahora,
       actualizado_en: ahora,
       cert_id: null,
@@ -141,5 +145,43 @@ contrato('organizaciones', (impl) => {
       color_acento: '#FFFFFF',
       actualizado_en: ahora,
     });
+  });
+
+  it('an organization whose global-invoice schedule lags its setting is pending until marked at that version', async () => {
+    const { a, otra } = await escenario(impl());
+    const id = await nuevaOrganizacion(impl(), a);
+    const o = impl().repos.organizaciones;
+    const cambio = instante('2025-06-02T00:00:00.000Z');
+    await o.actualizar(
+      a,
+      id,
+      {
+        factura_global_automatica: true,
+        factura_global_periodicidad: '01',
+        factura_global_sincronizada: false,
+      },
+      cambio,
+    );
+    const despues = new Date(cambio.getTime() + 1);
+    const pendientes = (await o.programacionesPendientes(despues, 500)).filter((p) => p.id === id);
+    expect(pendientes).toEqual([
+      {
+        id,
+        cuenta_id: a.cuentaId,
+        modo: 'test',
+        automatica: true,
+        periodicidad: '01',
+        codigo_postal: '42501',
+        actualizado_en: cambio,
+      },
+    ]);
+    expect((await o.programacionesPendientes(cambio, 500)).some((p) => p.id === id)).toBe(false);
+    // Another scope, or a version older than the row's, marks nothing.
+    await o.marcarSincronizada(otra, id, cambio);
+    await o.marcarSincronizada(a, id, ahora);
+    expect((await o.obtener(a, id))!.factura_global_sincronizada).toBe(false);
+    await o.marcarSincronizada(a, id, cambio);
+    expect((await o.obtener(a, id))!.factura_global_sincronizada).toBe(true);
+    expect((await o.programacionesPendientes(despues, 500)).some((p) => p.id === id)).toBe(false);
   });
 });

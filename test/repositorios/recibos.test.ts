@@ -76,6 +76,7 @@ contrato('recibos', (impl) => {
       factura_id: null,
       factura_global_id: null,
       cancelado_en: null,
+      fuera_de_global_en: null,
       creado_en: expect.any(Date),
       actualizado_en: expect.any(Date),
     });
@@ -185,6 +186,100 @@ contrato('recibos', (impl) => {
     await insertar(impl(), a, g);
     await impl().transacciones.ejecutar((tx) => r.cancelar(tx, a, g.id, new Date()));
     expect(await impl().transacciones.ejecutar((tx) => r.facturar(tx, a, g.id, fac, new Date()))).toBe(false);
+  });
+
+  it('global invoice moves: open receipts of a period and currency, locked, oldest first; claims; replacement', async () => {
+    const { a, otra } = await escenario(impl());
+    const org = await nuevaOrganizacion(impl(), a);
+    const otraOrg = await nuevaOrganizacion(impl(), otra);
+    const r = impl().repos.recibos;
+    const g = impl().repos.facturasGlobales;
+    const ej = <T>(
+      f: (tx: Parameters<Parameters<Implementacion['transacciones']['ejecutar']>[0]>[0]) => Promise<T>,
+    ) => impl().transacciones.ejecutar(f);
+    const tarde = fila(org, { fecha: '2026-03-10T23:59:59' });
+    const temprano = fila(org, { fecha: '2026-03-10T00:00:00' });
+    const otroDia = fila(org, { fecha: '2026-03-11T00:00:00' });
+    const dolares = fila(org, { documento: { ...DOCUMENTO, moneda: 'USD' } });
+    const cancelado = fila(org);
+    for (const f of [tarde, temprano, otroDia, dolares, cancelado]) await insertar(impl(), a, f);
+    await insertar(impl(), otra, fila(otraOrg));
+    await ej((tx) => r.cancelar(tx, a, cancelado.id, new Date()));
+    const periodo = {
+      organizacionId: org,
+      desde: '2026-03-10',
+      hasta: '2026-03-10',
+      moneda: 'MXN',
+      limite: 10,
+    };
+    const abiertos = await ej((tx) => r.abiertosDelPeriodo(tx, a, periodo));
+    expect(abiertos.map((x) => x.id)).toEqual([temprano.id, tarde.id]);
+    expect(
+      (await ej((tx) => r.abiertosDelPeriodo(tx, a, { ...periodo, limite: 1 }))).map((x) => x.id),
+    ).toEqual([temprano.id]);
+    expect(await ej((tx) => r.abiertosDelPeriodo(tx, otra, periodo))).toEqual([]);
+
+    // The global takes them; a claim of one; the buyer's invoice rejected gives it back.
+    const global = await nuevaFactura(impl(), a, org);
+    const en = new Date('2026-03-11T06:15:00.000Z');
+    await ej(async (tx) => {
+      await g.insertar(tx, a, {
+        factura_id: global,
+        organizacion_id: org,
+        periodicidad: '01',
+        desde: '2026-03-10',
+        hasta: '2026-03-10',
+        origen: 'programacion',
+        reemplaza: null,
+      });
+      await r.aGlobal(tx, a, [temprano.id, tarde.id], global, en);
+    });
+    expect(await g.obtener(otra, global)).toBeUndefined();
+    expect(await g.obtener(a, global)).toMatchObject({
+      desde: '2026-03-10',
+      hasta: '2026-03-10',
+      reemplazada_en: null,
+    });
+    expect(await ej((tx) => r.deGlobal(tx, a, global))).toMatchObject([
+      { id: temprano.id, estado: 'en_factura_global', factura_global_id: global },
+      { id: tarde.id, estado: 'en_factura_global', factura_global_id: global },
+    ]);
+    expect(await ej((tx) => r.abiertosDelPeriodo(tx, a, periodo))).toEqual([]);
+    const nominativa = await nuevaFactura(impl(), a, org);
+    expect(await ej((tx) => r.reclamar(tx, otra, tarde.id, nominativa, en))).toBe(false);
+    expect(await ej((tx) => r.reclamar(tx, a, tarde.id, nominativa, en))).toBe(true);
+    expect(await ej((tx) => r.reclamar(tx, a, tarde.id, nominativa, en))).toBe(false);
+    expect(await r.reclamosPendientes(new Date(en.getTime() + 1), 10)).toEqual([
+      {
+        id: tarde.id,
+        cuenta_id: a.cuentaId,
+        modo: 'test',
+        factura_id: nominativa,
+        factura_global_id: global,
+        organizacion_id: org,
+      },
+    ]);
+    expect(await ej((tx) => r.devolverPorRechazo(tx, a, nominativa, en))).toBe(1);
+    expect(await r.obtener(a, tarde.id)).toMatchObject({ estado: 'en_factura_global', factura_id: null });
+
+    // Claimed again and taken out by a replacement; the replacement undone; a failed global lets them go.
+    await ej((tx) => r.reclamar(tx, a, tarde.id, nominativa, en));
+    await ej(async (tx) => {
+      await g.marcarReemplazada(tx, a, global, null, en);
+      await r.fueraDeGlobal(tx, a, [tarde.id], en);
+    });
+    expect(await r.reclamosPendientes(new Date(en.getTime() + 1), 10)).toEqual([]);
+    expect(await g.obtener(a, global)).toMatchObject({ reemplazada_por: null, reemplazada_en: en });
+    await ej((tx) => g.deshacerReemplazo(tx, a, global));
+    expect((await g.obtener(a, global))!.reemplazada_en).toBeNull();
+    expect(await ej((tx) => r.liberarDeGlobal(tx, a, global, en))).toBe(1);
+    expect(await r.obtener(a, temprano.id)).toMatchObject({ estado: 'abierto', factura_global_id: null });
+    expect(await r.obtener(a, tarde.id)).toMatchObject({ estado: 'facturado', factura_global_id: global });
+    // An open receipt's invoice rejected: open again.
+    const propia = await nuevaFactura(impl(), a, org);
+    await ej((tx) => r.facturar(tx, a, otroDia.id, propia, en));
+    await ej((tx) => r.devolverPorRechazo(tx, a, propia, en));
+    expect(await r.obtener(a, otroDia.id)).toMatchObject({ estado: 'abierto', factura_id: null });
   });
 
   it('finds the owner of a key by its hash, in any account (the portal has no API key)', async () => {

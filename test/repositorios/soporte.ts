@@ -3,6 +3,7 @@ import { crearKnex } from '../../db/conexion';
 import { nuevoId } from '../../db/ids';
 import { crearRepositorioCertificados } from '../../db/repositorios/certificados';
 import { crearRepositorioRecibos } from '../../db/repositorios/recibos';
+import { crearRepositorioFacturasGlobales } from '../../db/repositorios/facturas-globales';
 import { crearRepositorioCorreos } from '../../db/repositorios/correos';
 import { crearRepositorioClientes } from '../../db/repositorios/clientes';
 import { esDuplicado } from '../../db/repositorios/con-alcance';
@@ -40,6 +41,7 @@ import { crearOrganizacionesEnMemoria } from '../support/memoria/organizaciones'
 import { crearPagosEnMemoria } from '../support/memoria/pagos';
 import { crearProductosEnMemoria } from '../support/memoria/productos';
 import { crearRecibosEnMemoria } from '../support/memoria/recibos';
+import { crearFacturasGlobalesEnMemoria } from '../support/memoria/facturas-globales';
 import { crearSondasEnMemoria } from '../support/memoria/sondas';
 import { crearTransaccionesEnMemoria } from '../support/memoria/transacciones';
 import { crearWebhooksEnMemoria } from '../support/memoria/webhooks';
@@ -67,6 +69,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     entregas: crearRepositorioEntregas(db),
     correos: crearRepositorioCorreos(db),
     recibos: crearRepositorioRecibos(db),
+    facturasGlobales: crearRepositorioFacturasGlobales(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),
     limites: crearRepositorioLimites(db),
   };
@@ -109,6 +112,7 @@ function enMemoria(): Implementacion {
       entregas: crearEntregasEnMemoria(m),
       correos: crearCorreosEnMemoria(m),
       recibos: crearRecibosEnMemoria(m),
+      facturasGlobales: crearFacturasGlobalesEnMemoria(m),
       idempotencia: crearIdempotenciaEnMemoria(m, crearBoveda({ clave: randomBytes(32), version: 1 })),
       limites: crearLimitesEnMemoria(m),
     },

@@ -278,7 +278,10 @@ describe('factura global: un recibo reclamado después (motivo 04)', () => {
     x.s.cancelador.desenlace('sin_respuesta');
     await x.act.cancelarGlobalReemplazada(reclamo(rs[0]!.id, f.factura.id), g2.id);
     expect(await x.act.solicitarCancelacion(x.entrada(g2.id))).toBe('cancelada');
-    expect(await recibo(rs[1]!.id)).toMatchObject({ estado: 'en_factura_global', factura_global_id: hecho.nueva });
+    expect(await recibo(rs[1]!.id)).toMatchObject({
+      estado: 'en_factura_global',
+      factura_global_id: hecho.nueva,
+    });
     expect(await ventasUnaVez(rs.map((r) => r.id))).toEqual([1, 1]);
   });
 
