@@ -10,6 +10,7 @@ import { parsear } from '../../cfdi/xml/parsear';
 import { idProgramacionGlobal } from '../../temporal/programaciones-globales';
 import { idReexpedicion } from '../../temporal/reexpedidor';
 import { archivoSat, CSD_VALIDO } from '../support/certificados';
+import { CLIENTE as COMPRADOR } from '../support/cuentas';
 import { cuentaLista, esperar } from '../support/facturas';
 import { iniciarPila, type Pila } from '../support/pila';
 import { cadenaPorXslt, validarConEsquema } from '../support/xslt';
@@ -17,13 +18,6 @@ import { cadenaPorXslt, validarConEsquema } from '../support/xslt';
 type Factura = Esquema<'Factura'>;
 type Recibo = Esquema<'Recibo'>;
 
-const COMPRADOR = {
-  rfc: 'URE180429TM6',
-  nombre: 'UNIVERSIDAD ROBOTICA ESPAÑOLA',
-  regimen_fiscal: '601',
-  domicilio_fiscal: '86991',
-  uso_cfdi: 'G03',
-};
 
 /**
  * The global invoice through the whole stack: the SAT's own XSD and XSLT judge every global issued, the motivo-04

@@ -3,6 +3,7 @@ import type { FacturaGlobalNueva } from '../../servicios/facturas-globales';
 import { crearLogger } from '../../log/logger';
 import { crearReanudador } from '../../temporal/reanudador';
 import { crearContextoActividad } from '../support/memoria';
+import { CLIENTE as COMPRADOR } from '../support/cuentas';
 import { crearClienteTemporalEnMemoria } from '../support/memoria/temporal';
 import { crearEntornoActividades, errorNegocio, rechazoSinEscrituras } from '../support/memoria/servicios';
 
@@ -12,13 +13,6 @@ beforeEach(async () => {
 });
 
 const DIA = '2025-05-30';
-const COMPRADOR = {
-  rfc: 'URE180429TM6',
-  nombre: 'UNIVERSIDAD ROBOTICA ESPAÑOLA',
-  regimen_fiscal: '601',
-  domicilio_fiscal: '86991',
-  uso_cfdi: 'G03',
-} as const;
 
 /** A sale of the seeded product on DIA (a closed day by the fakes' clock, 2025-06-01). */
 const vender = async (folio: string, cantidad = 1, forma = '01') =>
