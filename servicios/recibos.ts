@@ -59,13 +59,10 @@ export interface DepsRecibos {
 const DIA_MS = 86_400_000;
 
 /**
- * A receipt is checked as the concept of a CFDI to the general public: the same document builder and SAT-matrix
- * engine as an invoice, so its totals are exactly the invoice's. Rules about the receiver (InformacionGlobal among
- * them) belong to the invoice made from it later and are left out.
- */
-/**
- * The CFDI a receipt's sale is, to a receiver: what checks the receipt when it is made (to PÚBLICO EN GENERAL)
- * and what its buyer's invoice carries. One builder, so both always see the same sale.
+ * The CFDI a receipt's sale is, to a receiver: what checks the receipt when it is made (to PÚBLICO EN GENERAL,
+ * with the invoice's own builder and SAT-matrix engine, so its totals are exactly the invoice's; rules about the
+ * receiver, InformacionGlobal among them, are left to the CFDI made from it later) and what its buyer's invoice
+ * carries. One builder, so both always see the same sale.
  */
 function comprobanteDeVenta(
   r: Omit<DocumentoRecibo, 'productos' | 'importes' | 'huso_horario'>,

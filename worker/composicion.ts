@@ -31,10 +31,10 @@ import { crearTimbradorTemporal } from '../temporal/timbrador';
 import { enviarWebhook } from '../webhooks/enviar';
 import { crearMedidorPac, crearMetricasActividades } from './metricas';
 
-/** The worker's composition root: the same wiring for the worker process and the integration tests. */
 /** How long a service called from an activity waits on the workflow it starts: the activity polls after. */
 const ESPERA_INICIO_MS = 1000;
 
+/** The worker's composition root: the same wiring for the worker process and the integration tests. */
 export function crearDepsActividades(o: {
   db: Knex;
   navegador: Navegador;
