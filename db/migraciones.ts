@@ -17,6 +17,7 @@ import * as m015 from './migrations/015_limites_compartidos';
 import * as m016 from './migrations/016_acuse_cancelacion';
 import * as m017 from './migrations/017_correos';
 import * as m018 from './migrations/018_recibos';
+import * as m020 from './migrations/020_logos_organizacion';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -43,6 +44,8 @@ const MIGRACIONES: Record<string, Migracion> = {
   '016_acuse_cancelacion': m016,
   '017_correos': m017,
   '018_recibos': m018,
+  // 019 is the global invoice's (another branch): knex applies whichever is missing, in name order.
+  '020_logos_organizacion': m020,
 };
 
 const fuente: Knex.MigrationSource<string> = {
