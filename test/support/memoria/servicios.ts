@@ -15,7 +15,9 @@ import { crearServicioProductos } from '../../../servicios/productos';
 import { crearServicioPagos, type RegistradorPagos } from '../../../servicios/pagos';
 import { crearServicioWebhooks } from '../../../servicios/webhooks';
 import type { Resolver } from '../../../webhooks/red';
-import { catalogosCsv } from '../catalogos-csv';
+import { catalogosCsv, clavesVigentes } from '../catalogos-csv';
+import { crearServicioAutofactura } from '../../../servicios/autofactura';
+import { crearServicioLogos } from '../../../servicios/logos';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
 import { crearActividades } from '../../../activities';
@@ -95,6 +97,22 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       o.sinPacEn?.includes(modo) ? Promise.reject(new ErrorPacNoConfigurado()) : pac.estatusSat(consulta),
     csdVigente,
   });
+  const recibos = crearServicioRecibos({
+    ...deps,
+    recibos: m.recibos,
+    eventos: m.eventos,
+    transacciones: m.transacciones,
+    organizaciones,
+    productos,
+    boveda,
+    urlAutofactura: 'https://facturas.ejemplo.mx',
+    facturas: m.facturas,
+    clientes: m.clientes,
+    servicioFacturas: facturas,
+    timbrador,
+    csdVigente,
+  });
+  const dia = AHORA.toISOString().slice(0, 10);
   return {
     m,
     reloj,
@@ -129,20 +147,21 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       transacciones: m.transacciones,
       iniciador: m.despachador,
     }),
-    recibos: crearServicioRecibos({
+    recibos,
+    logos: crearServicioLogos({ logos: m.logos, organizaciones, ahora }),
+    autofactura: crearServicioAutofactura({
       ...deps,
       recibos: m.recibos,
-      eventos: m.eventos,
-      transacciones: m.transacciones,
-      organizaciones,
-      productos,
-      boveda,
-      urlAutofactura: 'https://facturas.ejemplo.mx',
+      servicioRecibos: recibos,
       facturas: m.facturas,
-      clientes: m.clientes,
       servicioFacturas: facturas,
-      timbrador,
-      csdVigente,
+      organizaciones,
+      logos: m.logos,
+      listas: {
+        regimenesFiscales: () =>
+          clavesVigentes('regimen_fiscal', dia).map((c) => deps.catalogos.regimenFiscal(c)!),
+        usosCfdi: () => clavesVigentes('uso_cfdi', dia).map((c) => deps.catalogos.usoCfdi(c)!),
+      },
     }),
   };
 }
