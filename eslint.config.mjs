@@ -59,7 +59,6 @@ export default tseslint.config(
         fetch: 'readonly',
         URL: 'readonly',
         URLSearchParams: 'readonly',
-        Intl: 'readonly',
         setTimeout: 'readonly',
         clearTimeout: 'readonly',
       },

@@ -105,12 +105,17 @@
 
   // ------------------------------------------------------------------ formatting
 
-  /** `2610.5` as `$2,610.50`: the amount as sent (a decimal string), with thousands separated. */
+  /**
+   * `2250.000000` as `$2,250.00`: the amount as sent (a decimal string, never a float), thousands separated,
+   * zeros past the cents dropped.
+   */
   function dinero(importe, moneda) {
     if (importe === null || importe === undefined) return '';
     var partes = String(importe).split('.');
     var enteros = partes[0].replace(/\B(?=(\d{3})+(?!\d))/g, ',');
-    var texto = '$' + enteros + (partes.length > 1 ? '.' + partes[1] : '');
+    var decimales = (partes[1] || '').replace(/0+$/, '');
+    while (decimales.length < 2) decimales += '0';
+    var texto = '$' + enteros + '.' + decimales;
     return moneda && moneda !== 'MXN' ? texto + ' ' + moneda : texto;
   }
 
@@ -125,12 +130,6 @@
     var m = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})/.exec(texto || '');
     if (!m) return texto || '';
     return Number(m[3]) + ' de ' + MESES[Number(m[2]) - 1] + ' de ' + m[1] + ', ' + m[4] + ':' + m[5];
-  }
-
-  function instante(iso) {
-    var d = new Date(iso);
-    if (isNaN(d.getTime())) return iso;
-    return new Intl.DateTimeFormat('es-MX', { dateStyle: 'long', timeStyle: 'short' }).format(d);
   }
 
   function fila(dl, termino, valor, clase) {
@@ -217,7 +216,7 @@
         numero(c.cantidad) +
         (c.unidad ? ' ' + c.unidad : '') +
         ' × ' +
-        dinero(numero(c.valor_unitario), r.moneda) +
+        dinero(c.valor_unitario, r.moneda) +
         (c.descuento ? ' (descuento ' + dinero(c.descuento, r.moneda) + ')' : '');
       concepto.appendChild(nombre);
       concepto.appendChild(detalle);
@@ -242,7 +241,7 @@
     $('r-vence').textContent =
       r.estado === 'vencido' || r.estado === 'facturado'
         ? ''
-        : 'Puede facturarlo hasta el ' + instante(r.vence_en) + '.';
+        : 'Puede facturarlo hasta el ' + fechaLocal(r.vence_en_local) + ' (hora local del comercio).';
     $('r-aviso').textContent = r.aviso || '';
     $('r-aviso').hidden = !r.aviso;
 

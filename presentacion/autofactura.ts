@@ -1,4 +1,5 @@
 import Decimal from 'decimal.js';
+import { fechaCfdi } from '../cfdi/fecha';
 import type { Esquema } from '../contrato';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import type { FilaLogo } from '../db/repositorios/logos';
@@ -89,6 +90,7 @@ export function dtoReciboAutofactura(
     descuento: r.descuento,
     total: r.total,
     vence_en: r.vence_en,
+    vence_en_local: fechaCfdi(f.vence_en, f.documento.huso_horario),
   };
 }
 

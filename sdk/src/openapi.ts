@@ -3823,6 +3823,8 @@ export interface components {
       total: string;
       /** @description Hasta cuándo puede facturarse. */
       vence_en: components['schemas']['MarcaDeTiempo'];
+      /** @description `vence_en` en la hora local del lugar de expedición, como `fecha`. */
+      vence_en_local: components['schemas']['FechaCfdi'];
     };
     ValidacionAutofactura: {
       /** @enum {string} */

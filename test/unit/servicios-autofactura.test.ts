@@ -78,6 +78,7 @@ describe('autofactura: el recibo de una clave', () => {
       descuento: r.descuento,
       total: r.total,
       vence_en: r.vence_en,
+      vence_en_local: fechaCfdi(new Date(r.vence_en), 'Tiempo del Centro'),
     });
     expect(JSON.stringify(v)).not.toContain(r.id);
     expect(JSON.stringify(v)).not.toContain(r.clave!);
@@ -181,7 +182,7 @@ describe('autofactura: revisión de los datos mientras se escriben', () => {
       v.errores[0]!.parametro,
     ]);
     // Every rule at once, each with its own message.
-    const varios = { rfc: 'MASO451321PM4', regimen_fiscal: '601', domicilio_fiscal: '00000' };
+    const varios = { rfc: 'MASO451321PM4', regimen_fiscal: '601', domicilio_fiscal: '00000' } as const;
     const cliente = validarCliente({ ...varios, uso_cfdi: 'G03' }, catalogosPrueba());
     expect(s.autofactura.validar(varios).errores).toEqual(
       cliente.errores.map((e) => ({ codigo: e.codigo, mensaje: e.mensaje, parametro: e.parametro })),
