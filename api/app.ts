@@ -18,6 +18,7 @@ import {
   type OpcionesFallos,
   type OpcionesLimite,
 } from './middleware/limite';
+import { ApiError } from './errores';
 import type { MetricasApi } from './metricas';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
 import { soloOperador } from './middleware/operador';
@@ -109,7 +110,19 @@ export function crearApp(deps: DepsApi): Express {
   });
   // A logo is the image itself; the service refuses one over 256 KB with its own code, the parser past 1 MB.
   const imagen = express.raw({ type: ['image/png', 'image/jpeg'], limit: '1mb' });
-  app.put('/v1/organizaciones/:id/logo', imagen);
+  app.put(
+    '/v1/organizaciones/:id/logo',
+    (req, _res, next) => {
+      // The contract's 415, saying what this route takes (the general one speaks of JSON).
+      if (req.is(['image/png', 'image/jpeg'])) return next();
+      throw new ApiError(
+        'tipo_de_contenido',
+        'tipo_de_contenido_no_soportado',
+        'El logo se envía como la imagen misma, con Content-Type image/png o image/jpeg.',
+      );
+    },
+    imagen,
+  );
   // HEAD is GET without a body (RFC 9110): validated and routed as GET. Node decided when the request arrived
   // that a HEAD answer has no body, so the response still carries only the headers.
   app.use((req, _res, next) => {
