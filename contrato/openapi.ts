@@ -3728,7 +3728,7 @@ export interface components {
       /** @enum {string} */
       tipo: 'image/png' | 'image/jpeg';
       bytes: number;
-      /** @description SHA-256 de la imagen */
+      /** @description SHA-256 de la imagen, en hexadecimal. */
       sha256: string;
       actualizado_en: components['schemas']['MarcaDeTiempo'];
     };

@@ -116,7 +116,8 @@ contrato('limites', (impl) => {
     const vieja = { cuentaId: ambito, llaveId: '10.0.0.1' };
     const reciente = { cuentaId: ambito, llaveId: '10.0.0.2' };
     const ajena = { cuentaId: otro, llaveId: '10.0.0.1' };
-    for (const c of [vieja, ajena]) for (let i = 0; i < 3; i++) await impl().repos.limites.tomarFicha(c, cubeta, t0);
+    for (const c of [vieja, ajena])
+      for (let i = 0; i < 3; i++) await impl().repos.limites.tomarFicha(c, cubeta, t0);
     await impl().repos.limites.tomarFicha(reciente, cubeta, mas(2000));
     expect(await impl().repos.limites.purgarCubetasInactivas(ambito, mas(1000))).toBe(1);
     // The purged one is full again; the other scope's bucket is still empty.
@@ -124,7 +125,10 @@ contrato('limites', (impl) => {
       concedida: true,
       milifichas: 2000,
     });
-    expect(await impl().repos.limites.tomarFicha(ajena, cubeta, t0)).toEqual({ concedida: false, milifichas: 0 });
+    expect(await impl().repos.limites.tomarFicha(ajena, cubeta, t0)).toEqual({
+      concedida: false,
+      milifichas: 0,
+    });
     expect((await impl().repos.limites.tomarFicha(reciente, cubeta, mas(2000))).milifichas).toBe(1000);
   });
 });
