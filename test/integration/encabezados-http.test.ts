@@ -69,7 +69,7 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify(cuerpo),
       });
-    const pagina = await fetch(`${pila.url}/autofactura?clave=7K3M-Q9XD-2HVA-RT5B`);
+    const pagina = await fetch(`${pila.url}/autofactura?clave=QW4R-TY6P-ZX8C-VB9N`);
     const respuestas = [
       pagina,
       await fetch(`${pila.url}/autofactura/autofactura.js`),
@@ -89,7 +89,7 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
     }
     const html = await pagina.text();
     // The same page whatever the key: nothing of the query is written into it.
-    expect(html).not.toContain('7K3M');
+    expect(html).not.toContain('QW4R');
     expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script src="/autofactura/autofactura.js" defer>']);
     expect(html).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=|javascript:/i);
     expect(html.match(/(?:src|href)="[^"]*"/g)).toEqual([
