@@ -360,14 +360,6 @@
     return primero;
   }
 
-  function hayErrores() {
-    var primero = null;
-    CAMPOS.forEach(function (id) {
-      if (!primero && !$('error-' + id).hidden) primero = id;
-    });
-    return primero;
-  }
-
   function solicitudFactura() {
     var datos = { clave: clave };
     CAMPOS.forEach(function (id) {
@@ -425,20 +417,19 @@
     });
   }
 
+  /** A refusal: on the field it names, else above the submit button; always said in the status region. */
   function mostrarRechazo(r, campoRfc) {
     var mensaje = mensajeDe(r.cuerpo, r.status);
     var parametro = r.cuerpo && r.cuerpo.error ? r.cuerpo.error.parametro : null;
-    var campo = campoRfc && parametro === 'rfc' ? campoRfc : parametro;
-    if (campo && $('error-' + campo)) {
+    var campo = campoRfc || (CAMPOS.indexOf(parametro) === -1 ? null : parametro);
+    if (campo) {
       errorDe(campo, mensaje);
       $(campo).focus();
-    } else if (campoRfc) {
-      errorDe(campoRfc, mensaje);
-      $(campoRfc).focus();
     } else {
       errorDe('datos', mensaje);
-      var primero = hayErrores();
-      if (primero) $(primero).focus();
+      var boton = $('facturar');
+      boton.disabled = false;
+      boton.focus();
     }
     anunciar(mensaje);
   }

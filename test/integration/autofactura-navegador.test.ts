@@ -9,6 +9,7 @@ import { raizProyecto } from '../../config/rutas';
 import { crearLogger } from '../../log/logger';
 import { Navegador } from '../../pdf/navegador';
 import { clienteHttp } from '../support/cliente-http';
+import { validarRespuesta } from '../support/contrato';
 import { cuentaLista, esperar } from '../support/facturas';
 import { arrancarMailpit, type MailpitPrueba } from '../support/mailpit';
 import { iniciarPila, type Pila } from '../support/pila';
@@ -132,6 +133,22 @@ describe('portal de autofacturación en Chromium', () => {
         !/^Failed to load resource: the server responded with a status of 4\d\d/.test(m.text())
       )
         fallas.push(m.text());
+    });
+    // Every JSON answer the page gets is what openapi.yaml promises, as for the API's other clients.
+    p.on('response', (r) => {
+      const url = new URL(r.url());
+      if (!url.pathname.startsWith('/autofactura/') || !(r.headers()['content-type'] ?? '').includes('json'))
+        return;
+      r.json().then(
+        (cuerpo) => {
+          try {
+            validarRespuesta(r.request().method(), url.pathname, r.status(), cuerpo);
+          } catch (e) {
+            fallas.push((e as Error).message);
+          }
+        },
+        () => undefined,
+      );
     });
     (p as unknown as { fallas: string[] }).fallas = fallas;
     return p;
