@@ -30,6 +30,8 @@ WORKDIR /app
 COPY --from=dependencias /app/node_modules ./node_modules
 COPY --from=compilacion /app/dist ./dist
 COPY package.json openapi.yaml ./
+# The self-invoicing portal's page, script and style sheet, served as they are (api/rutas/autofactura.ts).
+COPY portal ./portal
 COPY db/catalogos/datos ./db/catalogos/datos
 # The node image's unprivileged user (uid 1000).
 # The sandbox PAC's certificate volume: created here so the non-root user owns it.

@@ -48,4 +48,20 @@ export default tseslint.config(
     // Plain CommonJS that jest loads as it is (config and the test sequencer).
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The self-invoicing page's script (portal/): a classic browser script, not a Node module.
+    files: ['portal/**/*.js'],
+    languageOptions: {
+      sourceType: 'script',
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        URLSearchParams: 'readonly',
+        setTimeout: 'readonly',
+        clearTimeout: 'readonly',
+      },
+    },
+  },
 );

@@ -18,6 +18,7 @@ import {
   type OpcionesFallos,
   type OpcionesLimite,
 } from './middleware/limite';
+import { ApiError } from './errores';
 import type { MetricasApi } from './metricas';
 import { manejadorErrores, rutaNoEncontrada } from './middleware/manejador-errores';
 import { soloOperador } from './middleware/operador';
@@ -34,6 +35,9 @@ import { rutasCorreos } from './rutas/correos';
 import { rutasRecibos } from './rutas/recibos';
 import { rutasFacturasGlobales } from './rutas/facturas-globales';
 import type { DepsSalud } from './salud/verificar';
+import { crearLimitesAutofactura, type OpcionesLimitesAutofactura } from './middleware/limite-autofactura';
+import { rutasAutofactura } from './rutas/autofactura';
+import { rutasLogos } from './rutas/logos';
 
 export interface DepsApi {
   logger: Logger;
@@ -48,6 +52,8 @@ export interface DepsApi {
   proxiesConfiables?: string[];
   /** Shared with the server's catalog fast path (crearServidor), so both count in one registry. */
   metricas: MetricasApi;
+  /** The self-invoicing portal's limits per client address (its failed lookups' window is the authentications'). */
+  autofactura: Pick<OpcionesLimitesAutofactura, 'porDireccion'> & { clavesFallidas: number };
 }
 
 /** Every /v1 route but the catalogs needs a key. */
@@ -89,10 +95,34 @@ export function crearApp(deps: DepsApi): Express {
     soloConLlave(autenticacion({ llaves: servicios.llavesRepo, cuenta: servicios.cuenta, fallos })),
   );
   app.use('/v1', soloConLlave(limiteDeSolicitudes(servicios.limites, deps.limite)));
+  // The portal's operations count against the client's address before their bodies are read.
+  const limitesPortal = crearLimitesAutofactura(servicios.limites, {
+    porDireccion: deps.autofactura.porDireccion,
+    fallos: { maximo: deps.autofactura.clavesFallidas, ventanaMs: deps.fallosAutenticacion.ventanaMs },
+  });
+  app.post('/autofactura/*ruta', limitesPortal.porDireccion);
   // A GET's or HEAD's body has no meaning (RFC 9110): it is neither read nor judged, so it cannot fail them.
   const json = express.json({ limit: '2mb', verify: exigirUtf8 });
-  app.use((req, res, next) =>
-    req.method === 'GET' || req.method === 'HEAD' ? next() : json(req, res, next),
+  // A buyer's key and fiscal data: a few hundred bytes.
+  const jsonPortal = express.json({ limit: '16kb', verify: exigirUtf8 });
+  app.use((req, res, next) => {
+    if (req.method === 'GET' || req.method === 'HEAD') return next();
+    (req.path.startsWith('/autofactura/') ? jsonPortal : json)(req, res, next);
+  });
+  // A logo is the image itself; the service refuses one over 256 KB with its own code, the parser past 1 MB.
+  const imagen = express.raw({ type: ['image/png', 'image/jpeg'], limit: '1mb' });
+  app.put(
+    '/v1/organizaciones/:id/logo',
+    (req, _res, next) => {
+      // The contract's 415, saying what this route takes (the general one speaks of JSON).
+      if (req.is(['image/png', 'image/jpeg'])) return next();
+      throw new ApiError(
+        'tipo_de_contenido',
+        'tipo_de_contenido_no_soportado',
+        'El logo se envía como la imagen misma, con Content-Type image/png o image/jpeg.',
+      );
+    },
+    imagen,
   );
   // HEAD is GET without a body (RFC 9110): validated and routed as GET. Node decided when the request arrived
   // that a HEAD answer has no body, so the response still carries only the headers.
@@ -108,6 +138,8 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasMetricas(deps.metricas, operador));
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
+  app.use(rutasLogos(servicios.logos));
+  app.use(rutasAutofactura(servicios.autofactura, limitesPortal));
   app.use(rutasCertificados(servicios.certificados));
   app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria));
   app.use(rutasPagos(servicios.pagos));

@@ -57,6 +57,7 @@ async function main() {
     }),
     limite: config.limiteSolicitudes,
     fallosAutenticacion: config.fallosAutenticacion,
+    autofactura: config.autofactura,
     tokenOperador: config.tokenOperador,
     proxiesConfiables: config.proxiesConfiables,
     metricas,

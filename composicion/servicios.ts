@@ -1,5 +1,9 @@
 import type { Knex } from 'knex';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
+import type { CatalogosEnMemoria } from '../db/catalogos/memoria';
+import { crearRepositorioLogos } from '../db/repositorios/logos';
+import { crearServicioAutofactura } from '../servicios/autofactura';
+import { crearServicioLogos } from '../servicios/logos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioClientes } from '../db/repositorios/clientes';
 import { crearRepositorioCuentas } from '../db/repositorios/cuentas';
@@ -44,7 +48,8 @@ export const ESPERA_SAT_MS = 10_000;
 /** The composition root: repositories over the database, services over repositories. */
 export function crearServicios(deps: {
   db: Knex;
-  catalogos: ConsultaCatalogos;
+  /** The rules' lookups, and the lists the self-invoicing form offers (regimes, uses of CFDI). */
+  catalogos: ConsultaCatalogos & Pick<CatalogosEnMemoria, 'listar'>;
   boveda: Boveda;
   timbrador: Timbrador;
   cancelador: Cancelador;
@@ -104,6 +109,23 @@ export function crearServicios(deps: {
     sat: (modo, consulta) => pacs[modo].estatusSat(consulta),
     csdVigente,
   });
+  const logosRepo = crearRepositorioLogos(db);
+  const recibos = crearServicioRecibos({
+    recibos: recibosRepo,
+    reexpedicion: crearIniciadorReexpedicion({ cliente, taskQueue }),
+    eventos,
+    transacciones,
+    organizaciones,
+    productos,
+    catalogos,
+    boveda,
+    urlAutofactura: deps.urlAutofactura,
+    facturas: facturasRepo,
+    clientes: clientesRepo,
+    servicioFacturas: facturas,
+    timbrador,
+    csdVigente,
+  });
   return {
     llavesRepo,
     /** The rate limits, shared by every API replica through the database. */
@@ -144,21 +166,20 @@ export function crearServicios(deps: {
       organizaciones,
       boveda,
     }),
-    recibos: crearServicioRecibos({
+    recibos,
+    logos: crearServicioLogos({ logos: logosRepo, organizaciones }),
+    autofactura: crearServicioAutofactura({
       recibos: recibosRepo,
-      reexpedicion: crearIniciadorReexpedicion({ cliente, taskQueue }),
-      eventos,
-      transacciones,
-      organizaciones,
-      productos,
-      catalogos,
-      boveda,
-      urlAutofactura: deps.urlAutofactura,
+      servicioRecibos: recibos,
       facturas: facturasRepo,
-      clientes: clientesRepo,
       servicioFacturas: facturas,
-      timbrador,
-      csdVigente,
+      organizaciones,
+      logos: logosRepo,
+      catalogos,
+      listas: {
+        regimenesFiscales: () => catalogos.listar('regimenes_fiscales'),
+        usosCfdi: () => catalogos.listar('usos_cfdi'),
+      },
     }),
     facturasGlobales: crearServicioFacturasGlobales({
       recibos: recibosRepo,

@@ -282,6 +282,24 @@ export const VARIABLES = {
       .refine((v) => /^https?:\/\/[^/]+\/?$/.test(v), 'debe ser un origen http(s)://host[:puerto], sin ruta')
       .optional(),
   },
+  AUTOFACTURA_LIMITE_POR_SEGUNDO: {
+    descripcion:
+      'Solicitudes por segundo que una dirección IP puede sostener en las operaciones del portal de autofacturación (cubeta en MySQL, común a las réplicas).',
+    esquema: entero(2, 1, 1_000_000),
+    defecto: '2',
+  },
+  AUTOFACTURA_LIMITE_RAFAGA: {
+    descripcion:
+      'Solicitudes que una dirección IP puede hacer de golpe en el portal de autofacturación antes de recibir 429.',
+    esquema: entero(60, 1, 1_000_000),
+    defecto: '60',
+  },
+  AUTOFACTURA_CLAVES_FALLIDAS: {
+    descripcion:
+      'Claves de recibo que no abren nada (mal formadas, desconocidas o de un recibo cancelado) que una dirección IP puede probar en la ventana de LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS antes de que el portal le responda 429.',
+    esquema: entero(10, 1, 1_000_000),
+    defecto: '10',
+  },
   WEBHOOKS_LOCALES_EN_TEST: {
     descripcion:
       'true: los webhooks de modo test pueden apuntar a loopback y redes privadas (desarrollo local). En un despliegue compartido use false: el modo test queda como live (solo direcciones públicas, aunque admite http).',
@@ -385,6 +403,8 @@ export interface Config {
   limiteSolicitudes: { porSegundo: number; rafaga: number };
   /** Failed authentications a client address may pile up in a window before it gets 429. */
   fallosAutenticacion: { maximo: number; ventanaMs: number };
+  /** The self-invoicing portal's limits per client address: its bucket, and failed key lookups per window. */
+  autofactura: { porDireccion: { porSegundo: number; rafaga: number }; clavesFallidas: number };
   /** Bearer token of the operator routes; absent: loopback only. */
   tokenOperador?: string;
   /** Proxies whose X-Forwarded-For names the client (Express's `trust proxy`); empty: the TCP peer. */
@@ -468,6 +488,10 @@ function leer(env: NodeJS.ProcessEnv, exigirSecretos: boolean): Config {
     fallosAutenticacion: {
       maximo: e.LIMITE_AUTENTICACIONES_FALLIDAS,
       ventanaMs: e.LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS,
+    },
+    autofactura: {
+      porDireccion: { porSegundo: e.AUTOFACTURA_LIMITE_POR_SEGUNDO, rafaga: e.AUTOFACTURA_LIMITE_RAFAGA },
+      clavesFallidas: e.AUTOFACTURA_CLAVES_FALLIDAS,
     },
     tokenOperador: e.TOKEN_OPERADOR,
     proxiesConfiables: e.PROXIES_CONFIABLES ?? [],

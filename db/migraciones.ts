@@ -18,6 +18,7 @@ import * as m016 from './migrations/016_acuse_cancelacion';
 import * as m017 from './migrations/017_correos';
 import * as m018 from './migrations/018_recibos';
 import * as m019 from './migrations/019_facturas_globales';
+import * as m020 from './migrations/020_logos_organizacion';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '017_correos': m017,
   '018_recibos': m018,
   '019_facturas_globales': m019,
+  '020_logos_organizacion': m020,
 };
 
 const fuente: Knex.MigrationSource<string> = {

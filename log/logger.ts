@@ -22,6 +22,10 @@ export const RUTAS_REDACTADAS = [
   'llave',
   'secreto',
   'secreto_firma',
+  // A receipt's key is its buyer's credential on the self-invoicing portal.
+  'clave',
+  '*.clave',
+  '*.*.clave',
 ];
 
 /** Properties of a database error that carry the statement or its values (knex, mysql2). */

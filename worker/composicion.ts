@@ -38,7 +38,7 @@ const ESPERA_INICIO_MS = 1000;
 export function crearDepsActividades(o: {
   db: Knex;
   navegador: Navegador;
-  catalogos: ConsultaCatalogos;
+  catalogos: Parameters<typeof crearServicios>[0]['catalogos'];
   boveda: Boveda;
   pacPara: (modo: Modo) => PuertoPac;
   identidadWorker: string;

@@ -26,14 +26,27 @@ function nuevoId(): string {
 const CSP_API = "default-src 'none'; frame-ancestors 'none'";
 const CSP_DOCS =
   "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; frame-ancestors 'none'";
+/**
+ * The self-invoicing portal runs its own script and style sheet only (no inline code, nothing from elsewhere), shows
+ * the logo inline (data:), talks only to this origin and cannot be framed: whatever a receipt holds, no script
+ * injected into it could run or send the buyer's key anywhere.
+ */
+export const CSP_PORTAL =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
+  "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
 /** Headers every answer carries, whichever path serves it; authenticated answers are never cached. */
 function encabezadosDeSeguridad(res: ServerResponse, ruta: string): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'no-referrer');
-  res.setHeader('Content-Security-Policy', ruta.startsWith('/docs') ? CSP_DOCS : CSP_API);
-  if (ruta.startsWith('/v1/') && !ruta.startsWith('/v1/catalogos'))
+  const portal = ruta === '/autofactura' || ruta.startsWith('/autofactura/');
+  res.setHeader(
+    'Content-Security-Policy',
+    ruta.startsWith('/docs') ? CSP_DOCS : portal ? CSP_PORTAL : CSP_API,
+  );
+  // The portal's answers carry a receipt's or a buyer's data, and its page's address the key: never stored.
+  if ((ruta.startsWith('/v1/') && !ruta.startsWith('/v1/catalogos')) || portal)
     res.setHeader('Cache-Control', 'no-store');
 }
 

@@ -21,6 +21,20 @@ export interface MensajeValidacion {
   parametro?: string;
 }
 
+/** The contract's `Rfc` and `CodigoPostal` patterns (openapi.yaml; a unit test keeps them equal). */
+export const PATRON_RFC = '^[A-ZÑ&]{3,4}[0-9]{6}[A-Z0-9]{2}[0-9A]$';
+export const PATRON_CODIGO_POSTAL = '^[0-9]{5}$';
+
+/** What a pattern refuses, said for people: the self-invoicing portal shows these to buyers as they type. */
+const PATRONES_EN_PALABRAS: Record<string, string> = {
+  // The SAT's free-text type: the two things it refuses.
+  [PATRON_TEXTO_SAT]:
+    'no puede contener | (separador de la cadena original del SAT) ni quedar vacío o solo con espacios',
+  [PATRON_RFC]:
+    'no tiene el formato de un RFC: 3 letras (persona moral) o 4 (persona física), la fecha AAMMDD y 3 caracteres de homoclave, en mayúsculas',
+  [PATRON_CODIGO_POSTAL]: 'debe tener 5 dígitos',
+};
+
 /** What `parametro` says when the body as a whole is at fault. */
 export const PARAMETRO_CUERPO = 'cuerpo';
 
@@ -154,9 +168,9 @@ function predicado(e: ErrorDeValidacion, u: Ubicacion, parametro: string): strin
       return 'no tiene el único valor permitido';
     case 'pattern': {
       const patron = /pattern "(.*)"$/.exec(m)?.[1];
-      // The SAT's free-text type: say the two things it refuses instead of showing the expression.
-      if (patron === PATRON_TEXTO_SAT)
-        return 'no puede contener | (separador de la cadena original del SAT) ni quedar vacío o solo con espacios';
+      // A pattern people meet often is said in words instead of showing the expression.
+      const enPalabras = patron === undefined ? undefined : PATRONES_EN_PALABRAS[patron];
+      if (enPalabras) return enPalabras;
       return `no tiene el formato esperado (patrón ${patron ?? '?'})`;
     }
     case 'format': {

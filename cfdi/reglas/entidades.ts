@@ -54,24 +54,38 @@ export function validarOrganizacion(datos: DatosOrganizacion, catalogos: Consult
 
 /** The client is the invoices' Receptor. */
 export function validarCliente(datos: DatosCliente, catalogos: ConsultaCatalogos): ResultadoCliente {
-  const regimen = validarRegimen(datos.regimen_fiscal, datos.rfc, catalogos, 'regimen_fiscal', 'receptor');
+  return validarClienteParcial(datos, catalogos);
+}
+
+/**
+ * The client rules over the fields present, each with the message `validarCliente` gives: the self-invoicing
+ * portal checks its buyer's data as they type with it. A rule that compares two fields runs once both are there.
+ */
+export function validarClienteParcial(
+  datos: Partial<DatosCliente>,
+  catalogos: ConsultaCatalogos,
+): ResultadoCliente {
+  // An absent RFC names no persona type: the rules that depend on it stay silent.
+  const rfc = datos.rfc ?? '';
+  const { regimen_fiscal: regimenFiscal, uso_cfdi: uso } = datos;
+  const regimen =
+    regimenFiscal === undefined
+      ? []
+      : validarRegimen(regimenFiscal, rfc, catalogos, 'regimen_fiscal', 'receptor');
   const errores = [
-    ...validarRfc(datos.rfc, 'rfc'),
+    ...(datos.rfc === undefined ? [] : validarRfc(datos.rfc, 'rfc')),
     ...regimen,
     // Only once the regime fits the persona type, so one wrong regime gives one error.
-    ...(regimen.length === 0
-      ? validarRegimenRfcGenerico(datos.regimen_fiscal, datos.rfc, 'regimen_fiscal')
+    ...(regimenFiscal !== undefined && regimen.length === 0
+      ? validarRegimenRfcGenerico(regimenFiscal, rfc, 'regimen_fiscal')
       : []),
-    ...validarCodigoPostal(datos.domicilio_fiscal, catalogos, 'domicilio_fiscal', 'receptor'),
-    ...validarUsoCfdi(datos.uso_cfdi, catalogos, 'uso_cfdi'),
+    ...(datos.domicilio_fiscal === undefined
+      ? []
+      : validarCodigoPostal(datos.domicilio_fiscal, catalogos, 'domicilio_fiscal', 'receptor')),
+    ...(uso === undefined ? [] : validarUsoCfdi(uso, catalogos, 'uso_cfdi')),
   ];
-  const advertencias = advertenciasUsoCfdi(
-    datos.uso_cfdi,
-    datos.regimen_fiscal,
-    datos.rfc,
-    catalogos,
-    'uso_cfdi',
-  );
+  const advertencias =
+    uso === undefined ? [] : advertenciasUsoCfdi(uso, regimenFiscal ?? '', rfc, catalogos, 'uso_cfdi');
   return { errores, advertencias };
 }
 

@@ -36,8 +36,10 @@ export function crearRepositorioLimites(db: Knex) {
     /**
      * Refills the key's bucket for the time since its last request (never for time going back: replicas' clocks
      * differ a little), then takes one token if a whole one is there. A key's first request finds it full.
+     * The self-invoicing portal keeps its buckets here too, under a `cuentaId` of its own
+     * (`BUCKETS_AUTOFACTURA`) and a client address or a receipt key's hash as `llaveId`.
      */
-    async tomarFicha(a: Alcance, c: Cubeta, ahora: Date): Promise<Ficha> {
+    async tomarFicha(a: Pick<Alcance, 'cuentaId' | 'llaveId'>, c: Cubeta, ahora: Date): Promise<Ficha> {
       const capacidad = c.rafaga * 1000;
       const t = ahora.getTime();
       // Milli-tokens per elapsed millisecond = tokens per second. Assignments run left to right: milifichas is
@@ -58,6 +60,18 @@ export function crearRepositorioLimites(db: Knex) {
       const antes = valorDevuelto(r);
       const concedida = antes >= 1000;
       return { concedida, milifichas: concedida ? antes - 1000 : antes };
+    },
+
+    /**
+     * Forgets the buckets of `cuentaId` untouched since `antesDe`: a caller passes an instant after which every one
+     * of them has refilled to its burst, so deleting them changes no answer (a first request finds the bucket
+     * full). Keeps the portal's buckets, one per client address or key, from piling up.
+     */
+    async purgarCubetasInactivas(cuentaId: string, antesDe: Date): Promise<number> {
+      return db('limites_llaves')
+        .where('cuenta_id', cuentaId)
+        .andWhere('actualizado_ms', '<', antesDe.getTime())
+        .delete();
     },
 
     /** Counts one failed authentication of the address: the count in its window, this one included. */

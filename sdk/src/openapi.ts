@@ -673,6 +673,47 @@ export interface paths {
     patch: operations['actualizarOrganizacion'];
     trace?: never;
   };
+  '/v1/organizaciones/{id}/logo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id (`org_…`) o RFC de la organización.
+         * @example org_01kbq2a0c0h3m5p7r9t1v3x5z7
+         */
+        id: components['parameters']['IdOrganizacion'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Descarga el logo de la organización
+     * @description La imagen tal como se subió, con su `Content-Type` (`image/png` o `image/jpeg`). 404 `logo_no_encontrado` si
+     *     la organización no tiene logo.
+     */
+    get: operations['obtenerLogoOrganizacion'];
+    /**
+     * Sube o reemplaza el logo de la organización
+     * @description El logo que muestra el portal de autofacturación junto al nombre de la organización. El cuerpo es la imagen
+     *     tal cual (no JSON ni multipart), con `Content-Type: image/png` o `image/jpeg`; otro tipo responde 415
+     *     `tipo_de_contenido_no_soportado`. Hasta 256 KB (262,144 bytes): más responde 422 `logo_demasiado_grande`
+     *     (más de 1 MB, 413 `cuerpo_demasiado_grande`). Los primeros bytes deben ser los del formato declarado: un
+     *     cuerpo vacío, que no es una imagen PNG o JPEG o que no coincide con su `Content-Type` responde 422
+     *     `logo_invalido`. Un logo nuevo reemplaza al anterior. 200 con la descripción del logo guardado.
+     */
+    put: operations['subirLogoOrganizacion'];
+    post?: never;
+    /**
+     * Elimina el logo de la organización
+     * @description El portal de autofacturación deja de mostrarlo. 404 `logo_no_encontrado` si no tenía. 200 con
+     *     `{"id": <organización>, "objeto": "logo", "eliminado": true}`.
+     */
+    delete: operations['eliminarLogoOrganizacion'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/certificados': {
     parameters: {
       query?: never;
@@ -1778,6 +1819,225 @@ export interface paths {
      *     llave test solo revoca llaves test: el id de una llave live responde 404 `llave_no_encontrada`.
      */
     delete: operations['revocarLlaveApi'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * La página del portal de autofacturación
+     * @description La página pública (sin llave API) donde el comprador factura su recibo: `GET /autofactura?clave=…` es la
+     *     dirección del QR del ticket (`url_autofactura`). El HTML es el mismo para toda clave: la página lee `clave`
+     *     de la dirección, la quita de la barra de direcciones (`history.replaceState`) y consulta el recibo con
+     *     `POST /autofactura/recibo`. Carga solo `/autofactura/autofactura.js` y `/autofactura/autofactura.css`, con
+     *     `Content-Security-Policy` estricta (`default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'
+     *     data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`),
+     *     `Referrer-Policy: no-referrer` y `Cache-Control: no-store`, como toda respuesta del portal.
+     */
+    get: operations['obtenerPortalAutofactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/autofactura.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * El JavaScript del portal de autofacturación
+     * @description El único script de la página (JavaScript sin dependencias, servido por la propia API).
+     */
+    get: operations['obtenerScriptAutofactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/autofactura.css': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * La hoja de estilos del portal de autofacturación
+     * @description La única hoja de estilos de la página (sin fuentes ni recursos externos).
+     */
+    get: operations['obtenerEstilosAutofactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/recibo': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * El recibo de una clave, para su comprador
+     * @description Lo que el comprador ve de su recibo: la organización (nombre, RFC y su logo, si lo subió, como URI `data:`),
+     *     la fecha, el folio, los conceptos, los impuestos, el total y hasta cuándo puede facturarlo; si ya se
+     *     facturó o venció, `facturable: false` y `aviso` dice por qué, en español.
+     *
+     *     La clave se escribe con tolerancia (mayúsculas o minúsculas, O por 0, I y L por 1, espacios y guiones). Una
+     *     clave mal formada, una que no existe y la de un recibo cancelado responden lo mismo: 404 `clave_no_valida`,
+     *     sin revelar si la clave existió. Cada una cuenta como intento fallido de la dirección del cliente: pasados
+     *     `AUTOFACTURA_CLAVES_FALLIDAS` (10) en la ventana de `LIMITE_AUTENTICACIONES_FALLIDAS_VENTANA_MS` (un
+     *     minuto), toda operación con clave desde esa dirección responde 429 `demasiadas_claves_invalidas` con
+     *     `Retry-After` hasta que termine la ventana. Además, cada dirección tiene una cubeta de solicitudes
+     *     (`AUTOFACTURA_LIMITE_RAFAGA`, `AUTOFACTURA_LIMITE_POR_SEGUNDO`) y cada clave otra (20 de ráfaga, una por
+     *     segundo): al agotarse, 429 `limite_de_solicitudes_excedido` con `Retry-After`. Las cuentas son de MySQL,
+     *     comunes a todas las réplicas de la API.
+     */
+    post: operations['consultarReciboAutofactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/validacion': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Revisa los datos fiscales del comprador mientras los escribe
+     * @description Las mismas reglas, con los mismos mensajes, que aplica `POST /v1/recibos/{id}/facturar`, sobre los campos
+     *     enviados (todos opcionales): el esquema del contrato primero (un campo con formato equivocado responde 400
+     *     `parametro_invalido` con ese campo en `parametro`, como la API), después las reglas fiscales del cliente
+     *     (`rfc_fecha_invalida`, `regimen_no_aplica_persona`, `regimen_rfc_generico`, `codigo_postal_invalido`,
+     *     `uso_cfdi_incompatible`…), todas a la vez en `errores`. Responde también los regímenes que admite el tipo
+     *     de persona del RFC y los usos de CFDI que el SAT permite a ese régimen y persona, para ofrecer solo esos.
+     *     No lleva clave ni lee datos: solo cuenta en la cubeta de la dirección.
+     */
+    post: operations['validarDatosAutofactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/facturar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Factura el recibo de la clave a su comprador
+     * @description El portal llama aquí a la misma operación que `POST /v1/recibos/{id}/facturar`, con el alcance de la cuenta
+     *     y el modo del recibo: bloquea el recibo, crea la factura y la timbra; el correo, si se da, recibe el XML y
+     *     el PDF. 201 timbrada; 202 (con `Retry-After`) mientras el timbrado sigue: repita la misma solicitud, que
+     *     responde por la misma factura; 200 si el recibo ya estaba facturado a ese RFC (un doble envío). Un recibo
+     *     se factura una sola vez, también con solicitudes simultáneas: con otro RFC, 409
+     *     `recibo_facturado_a_otro_rfc`. 409 `recibo_vencido` pasado `vence_en`. Los datos fiscales se revisan con
+     *     las reglas y mensajes de la API (400 del esquema, 422 de las reglas fiscales; `uso_cfdi_incompatible` es
+     *     error). 404 `clave_no_valida` y los límites como en `POST /autofactura/recibo`.
+     */
+    post: operations['facturarAutofactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/factura': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * La factura de un recibo ya facturado, para quien la pidió
+     * @description Con la clave y el RFC con que se facturó: la factura (200, o 202 con `Retry-After` mientras se timbra), para
+     *     volver a verla y descargarla. 409 `recibo_no_facturado` si el recibo aún no se factura; 409
+     *     `recibo_facturado_a_otro_rfc` con otro RFC (la clave sola no basta para ver los datos fiscales del
+     *     comprador). 404 `clave_no_valida` y los límites como en `POST /autofactura/recibo`.
+     */
+    post: operations['consultarFacturaAutofactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/xml': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Descarga el XML timbrado de la factura del recibo
+     * @description Con la clave y el RFC con que se facturó (un POST: la clave nunca va en una URL), el CFDI timbrado byte
+     *     por byte como `GET /v1/facturas/{id}/xml`, como archivo adjunto (`<serie>-<folio>_<UUID>.xml`). 409
+     *     `factura_no_timbrada` mientras se timbra; lo demás como en `POST /autofactura/factura`.
+     */
+    post: operations['descargarXmlAutofactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/autofactura/pdf': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Descarga el PDF de la factura del recibo
+     * @description Con la clave y el RFC con que se facturó, la representación impresa como `GET /v1/facturas/{id}/pdf` (si
+     *     aún no está guardado se genera en esta solicitud; 409 `pdf_en_proceso` con `Retry-After` si tarda más de
+     *     `PDF_ESPERA_MS`), como archivo adjunto (`<serie>-<folio>_<UUID>.pdf`). Lo demás como en
+     *     `POST /autofactura/xml`.
+     */
+    post: operations['descargarPdfAutofactura'];
+    delete?: never;
     options?: never;
     head?: never;
     patch?: never;
@@ -3383,7 +3643,7 @@ export interface components {
     Eliminado: {
       id: string;
       /** @enum {string} */
-      objeto: 'cliente' | 'producto' | 'webhook';
+      objeto: 'cliente' | 'producto' | 'webhook' | 'logo';
       /** @enum {boolean} */
       eliminado: true;
     };
@@ -3560,6 +3820,157 @@ export interface components {
       clave: string;
       descripcion: string;
       decimales: number;
+    };
+    LogoOrganizacion: {
+      /** @enum {string} */
+      objeto: 'logo';
+      /** @description Id de la organización (`org_…`). */
+      organizacion: string;
+      modo: components['schemas']['Modo'];
+      /** @enum {string} */
+      tipo: 'image/png' | 'image/jpeg';
+      bytes: number;
+      /** @description SHA-256 de la imagen, en hexadecimal. */
+      sha256: string;
+      actualizado_en: components['schemas']['MarcaDeTiempo'];
+    };
+    /**
+     * @description La clave del recibo como la escribió el comprador: se admiten minúsculas, O por 0, I y L por 1, espacios y
+     *     guiones. Una clave mal formada responde como una inexistente (404 `clave_no_valida`).
+     * @example 7K3M-Q9XD-2HVA-RT5B
+     */
+    ClaveReciboTecleada: string;
+    ConsultaReciboAutofactura: {
+      clave: components['schemas']['ClaveReciboTecleada'];
+    };
+    /** @description Los datos fiscales que el comprador lleva escritos; cada campo es opcional y se revisa si viene. */
+    DatosCompradorAutofactura: {
+      rfc?: components['schemas']['Rfc'];
+      /** @description Nombre o razón social como en la Constancia de Situación Fiscal, sin régimen de capital. */
+      nombre?: string;
+      regimen_fiscal?: components['schemas']['RegimenFiscal'];
+      domicilio_fiscal?: components['schemas']['CodigoPostal'];
+      uso_cfdi?: components['schemas']['UsoCfdi'];
+      /** Format: email */
+      correo?: string;
+    };
+    /** @description La clave del recibo y los datos fiscales del comprador (los de `FacturacionRecibo`). */
+    FacturacionAutofactura: {
+      clave: components['schemas']['ClaveReciboTecleada'];
+      rfc: components['schemas']['Rfc'];
+      /** @description Nombre o razón social como en la Constancia de Situación Fiscal, sin régimen de capital. */
+      nombre: string;
+      regimen_fiscal: components['schemas']['RegimenFiscal'];
+      domicilio_fiscal: components['schemas']['CodigoPostal'];
+      uso_cfdi: components['schemas']['UsoCfdi'];
+      /**
+       * Format: email
+       * @description A dónde se envía la factura timbrada (XML y PDF).
+       */
+      correo?: string;
+    };
+    /** @description La clave del recibo y el RFC con que se facturó. */
+    AccesoFacturaAutofactura: {
+      clave: components['schemas']['ClaveReciboTecleada'];
+      rfc: components['schemas']['Rfc'];
+    };
+    /** @description Lo que el comprador ve de su recibo en el portal (sin ids internos ni la clave). */
+    ReciboAutofactura: {
+      /** @enum {string} */
+      objeto: 'recibo_autofactura';
+      /** @description `test`: la factura se timbra con el PAC de pruebas y no tiene validez fiscal. */
+      modo: components['schemas']['Modo'];
+      /**
+       * @description El del recibo; `vencido` es un recibo abierto cuyo `vence_en` ya pasó.
+       * @enum {string}
+       */
+      estado: 'abierto' | 'facturado' | 'en_factura_global' | 'vencido';
+      /** @description Si el formulario puede facturarlo ahora. */
+      facturable: boolean;
+      /** @description Por qué no es facturable (o qué falta), en español para el comprador; `null` si lo es. */
+      aviso: string | null;
+      emisor: {
+        nombre: string;
+        rfc: string;
+        /** @description El logo de la organización como URI `data:image/png;base64,…` o `data:image/jpeg;…`. */
+        logo: string | null;
+      };
+      fecha: components['schemas']['FechaCfdi'];
+      folio: string | null;
+      sucursal: string | null;
+      forma_pago: {
+        clave: components['schemas']['FormaPago'];
+        descripcion: string;
+      };
+      moneda: string;
+      conceptos: {
+        descripcion: string;
+        cantidad: string;
+        /** @description La unidad o el nombre de su clave del SAT. */
+        unidad: string | null;
+        valor_unitario: string;
+        importe: string;
+        descuento: string | null;
+      }[];
+      /** @description Una línea por impuesto trasladado o retenido, ya descrita (`IVA 16 %`, `IVA exento`). */
+      impuestos: {
+        /** @enum {string} */
+        tipo: 'traslado' | 'retencion';
+        descripcion: string;
+        /** @description `null` en un traslado exento. */
+        importe: string | null;
+      }[];
+      subtotal: string;
+      descuento: string | null;
+      total: string;
+      /** @description Hasta cuándo puede facturarse. */
+      vence_en: components['schemas']['MarcaDeTiempo'];
+      /** @description `vence_en` en la hora local del lugar de expedición, como `fecha`. */
+      vence_en_local: components['schemas']['FechaCfdi'];
+    };
+    ValidacionAutofactura: {
+      /** @enum {string} */
+      objeto: 'validacion_autofactura';
+      /** @description Cada regla fiscal incumplida, con el mensaje de la API y el campo en `parametro`. */
+      errores: {
+        codigo: components['schemas']['CodigoError'];
+        mensaje: string;
+        parametro: string;
+      }[];
+      /** @description Los regímenes vigentes que admite el tipo de persona del RFC (todos si no hay RFC). */
+      regimenes_fiscales: components['schemas']['OpcionCatalogoAutofactura'][];
+      /** @description Los usos de CFDI vigentes que el SAT permite al régimen y al tipo de persona enviados. */
+      usos_cfdi: components['schemas']['OpcionCatalogoAutofactura'][];
+    };
+    OpcionCatalogoAutofactura: {
+      clave: string;
+      descripcion: string;
+    };
+    /** @description La factura del recibo, como la ve quien la pidió. */
+    FacturaAutofactura: {
+      /** @enum {string} */
+      objeto: 'factura_autofactura';
+      modo: components['schemas']['Modo'];
+      /**
+       * @description `pendiente` mientras se timbra: repita la solicitud después de `Retry-After`.
+       * @enum {string}
+       */
+      estado: 'pendiente' | 'timbrada' | 'cancelada';
+      serie: string | null;
+      folio: string | null;
+      /** @description El folio fiscal; `null` mientras se timbra. */
+      uuid: string | null;
+      fecha_timbrado: string | null;
+      emisor: {
+        nombre: string;
+        rfc: string;
+      };
+      receptor: {
+        nombre: string;
+        rfc: string;
+      };
+      total: string;
+      moneda: string;
     };
     Componente: {
       /** @enum {string} */
@@ -4383,6 +4794,7 @@ export interface components {
       | 'cfdi_de_pago_rechazado'
       | 'clave_idempotencia_invalida'
       | 'clave_idempotencia_reutilizada'
+      | 'clave_no_valida'
       | 'clave_prod_serv_invalida'
       | 'clave_unidad_invalida'
       | 'cliente_ambiguo'
@@ -4399,6 +4811,7 @@ export interface components {
       | 'cursor_invalido'
       | 'decimales_excedidos'
       | 'decimales_moneda'
+      | 'demasiadas_claves_invalidas'
       | 'demasiados_intentos_fallidos'
       | 'descuento_decimales'
       | 'descuento_mayor_importe'
@@ -4463,6 +4876,9 @@ export interface components {
       | 'llave_invalida'
       | 'llave_no_corresponde'
       | 'llave_no_encontrada'
+      | 'logo_demasiado_grande'
+      | 'logo_invalido'
+      | 'logo_no_encontrado'
       | 'meses_bimestral'
       | 'meses_invalido'
       | 'meses_periodicidad'
@@ -4502,6 +4918,7 @@ export interface components {
       | 'recibo_facturado_a_otro_rfc'
       | 'recibo_no_abierto'
       | 'recibo_no_encontrado'
+      | 'recibo_no_facturado'
       | 'recibo_vencido'
       | 'regimen_fiscal_invalido'
       | 'regimen_no_aplica_persona'
@@ -5340,6 +5757,120 @@ export interface components {
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesOperador'];
+    /**
+     * @description Códigos que puede responder toda operación JSON del portal de autofacturación (la cubeta de la dirección).
+     * @enum {string}
+     */
+    CodigosErrorComunesAutofactura: 'base_de_datos_no_disponible' | 'limite_de_solicitudes_excedido';
+    /**
+     * @description Códigos que puede responder toda operación del portal que recibe la clave de un recibo.
+     * @enum {string}
+     */
+    CodigosErrorComunesAutofacturaConClave: 'clave_no_valida' | 'demasiadas_claves_invalidas';
+    /** @description Los códigos de error de `PUT /v1/organizaciones/{id}/logo` (`subirLogoOrganizacion`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorSubirLogoOrganizacion:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | ('logo_demasiado_grande' | 'logo_invalido' | 'organizacion_no_encontrada');
+    /** @description Los códigos de error de `GET /v1/organizaciones/{id}/logo` (`obtenerLogoOrganizacion`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerLogoOrganizacion:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('logo_no_encontrado' | 'organizacion_no_encontrada');
+    /** @description Los códigos de error de `DELETE /v1/organizaciones/{id}/logo` (`eliminarLogoOrganizacion`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorEliminarLogoOrganizacion:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | ('logo_no_encontrado' | 'organizacion_no_encontrada');
+    /** @description Los códigos de error de `GET /autofactura` (`obtenerPortalAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerPortalAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress'];
+    /** @description Los códigos de error de `GET /autofactura/autofactura.js` (`obtenerScriptAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerScriptAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress'];
+    /** @description Los códigos de error de `GET /autofactura/autofactura.css` (`obtenerEstilosAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerEstilosAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress'];
+    /** @description Los códigos de error de `POST /autofactura/recibo` (`consultarReciboAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorConsultarReciboAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesAutofactura']
+      | components['schemas']['CodigosErrorComunesAutofacturaConClave'];
+    /** @description Los códigos de error de `POST /autofactura/validacion` (`validarDatosAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorValidarDatosAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesAutofactura'];
+    /** @description Los códigos de error de `POST /autofactura/facturar` (`facturarAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorFacturarAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesAutofactura']
+      | components['schemas']['CodigosErrorComunesAutofacturaConClave']
+      | (
+          | 'certificado_vencido'
+          | 'codigo_postal_invalido'
+          | 'pac_no_disponible'
+          | 'recibo_facturado_a_otro_rfc'
+          | 'recibo_no_abierto'
+          | 'recibo_vencido'
+          | 'regimen_fiscal_invalido'
+          | 'regimen_no_aplica_persona'
+          | 'regimen_rfc_generico'
+          | 'rfc_fecha_invalida'
+          | 'rfc_invalido'
+          | 'sin_certificado_activo'
+          | 'timbrado_rechazado'
+          | 'uso_cfdi_incompatible'
+          | 'uso_cfdi_invalido'
+        );
+    /** @description Los códigos de error de `POST /autofactura/factura` (`consultarFacturaAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorConsultarFacturaAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesAutofactura']
+      | components['schemas']['CodigosErrorComunesAutofacturaConClave']
+      | ('pac_no_disponible' | 'recibo_facturado_a_otro_rfc' | 'recibo_no_facturado' | 'timbrado_rechazado');
+    /** @description Los códigos de error de `POST /autofactura/xml` (`descargarXmlAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorDescargarXmlAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesAutofactura']
+      | components['schemas']['CodigosErrorComunesAutofacturaConClave']
+      | (
+          | 'factura_no_timbrada'
+          | 'recibo_facturado_a_otro_rfc'
+          | 'recibo_no_facturado'
+          | 'timbrado_rechazado'
+        );
+    /** @description Los códigos de error de `POST /autofactura/pdf` (`descargarPdfAutofactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorDescargarPdfAutofactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesAutofactura']
+      | components['schemas']['CodigosErrorComunesAutofacturaConClave']
+      | (
+          | 'factura_no_timbrada'
+          | 'pdf_en_proceso'
+          | 'recibo_facturado_a_otro_rfc'
+          | 'recibo_no_facturado'
+          | 'timbrado_rechazado'
+        );
   };
   responses: {
     /** @description Error con el sobre común. */
@@ -7015,6 +7546,142 @@ export interface operations {
       413: components['responses']['CargaDemasiadoGrande'];
       415: components['responses']['TipoDeContenido'];
       422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerLogoOrganizacion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id (`org_…`) o RFC de la organización.
+         * @example org_01kbq2a0c0h3m5p7r9t1v3x5z7
+         */
+        id: components['parameters']['IdOrganizacion'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El logo. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'image/png': string;
+          'image/jpeg': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  subirLogoOrganizacion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id (`org_…`) o RFC de la organización.
+         * @example org_01kbq2a0c0h3m5p7r9t1v3x5z7
+         */
+        id: components['parameters']['IdOrganizacion'];
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /** @example (bytes de la imagen PNG) */
+        'image/png': string;
+        /** @example (bytes de la imagen JPEG) */
+        'image/jpeg': string;
+      };
+    };
+    responses: {
+      /** @description El logo guardado. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "logo",
+           *       "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *       "modo": "test",
+           *       "tipo": "image/png",
+           *       "bytes": 18342,
+           *       "sha256": "9f2b5c0d7e1a4b3c6d8e0f1a2b3c4d5e6f708192a3b4c5d6e7f8091a2b3c4d5e",
+           *       "actualizado_en": "2026-11-28T17:01:02.345Z"
+           *     }
+           */
+          'application/json': components['schemas']['LogoOrganizacion'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  eliminarLogoOrganizacion: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id (`org_…`) o RFC de la organización.
+         * @example org_01kbq2a0c0h3m5p7r9t1v3x5z7
+         */
+        id: components['parameters']['IdOrganizacion'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Logo eliminado. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *       "objeto": "logo",
+           *       "eliminado": true
+           *     }
+           */
+          'application/json': components['schemas']['Eliminado'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
@@ -9896,6 +10563,348 @@ export interface operations {
       413: components['responses']['CargaDemasiadoGrande'];
       415: components['responses']['TipoDeContenido'];
       429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerPortalAutofactura: {
+    parameters: {
+      query?: {
+        /**
+         * @description La clave del recibo, tal como la imprime el QR del ticket.
+         * @example 7K3M-Q9XD-2HVA-RT5B
+         */
+        clave?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description La página. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+    };
+  };
+  obtenerScriptAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El script. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+    };
+  };
+  obtenerEstilosAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description La hoja de estilos. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+    };
+  };
+  consultarReciboAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "clave": "7K3M-Q9XD-2HVA-RT5B"
+         *     }
+         */
+        'application/json': components['schemas']['ConsultaReciboAutofactura'];
+      };
+    };
+    responses: {
+      /** @description El recibo. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ReciboAutofactura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      404: components['responses']['NoEncontrado'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  validarDatosAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "rfc": "MASO451221PM4",
+         *       "regimen_fiscal": "605",
+         *       "uso_cfdi": "G03"
+         *     }
+         */
+        'application/json': components['schemas']['DatosCompradorAutofactura'];
+      };
+    };
+    responses: {
+      /** @description El resultado de la revisión (`errores` vacío si todo lo enviado es válido). */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ValidacionAutofactura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  facturarAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+         *       "rfc": "MASO451221PM4",
+         *       "nombre": "MARIA OLIVIA MARTINEZ SAGAZ",
+         *       "regimen_fiscal": "612",
+         *       "domicilio_fiscal": "80290",
+         *       "uso_cfdi": "G03",
+         *       "correo": "maria@ejemplo.mx"
+         *     }
+         */
+        'application/json': components['schemas']['FacturacionAutofactura'];
+      };
+    };
+    responses: {
+      /** @description El recibo ya estaba facturado a ese RFC; la misma factura. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FacturaAutofactura'];
+        };
+      };
+      /** @description Factura creada y timbrada. */
+      201: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FacturaAutofactura'];
+        };
+      };
+      /** @description El timbrado sigue en curso; repita la solicitud después de `Retry-After`. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FacturaAutofactura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  consultarFacturaAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+         *       "rfc": "MASO451221PM4"
+         *     }
+         */
+        'application/json': components['schemas']['AccesoFacturaAutofactura'];
+      };
+    };
+    responses: {
+      /** @description La factura. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FacturaAutofactura'];
+        };
+      };
+      /** @description La factura existe y su timbrado sigue en curso. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['FacturaAutofactura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  descargarXmlAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+         *       "rfc": "MASO451221PM4"
+         *     }
+         */
+        'application/json': components['schemas']['AccesoFacturaAutofactura'];
+      };
+    };
+    responses: {
+      /** @description El XML timbrado. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description `attachment; filename="<serie>-<folio>_<UUID>.xml"`. */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/xml': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  descargarPdfAutofactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        /**
+         * @example {
+         *       "clave": "7K3M-Q9XD-2HVA-RT5B",
+         *       "rfc": "MASO451221PM4"
+         *     }
+         */
+        'application/json': components['schemas']['AccesoFacturaAutofactura'];
+      };
+    };
+    responses: {
+      /** @description El PDF. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          /** @description `attachment; filename="<serie>-<folio>_<UUID>.pdf"`. */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/pdf': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
     };
   };
   obtenerSalud: {

@@ -30,6 +30,7 @@ export type Cuenta = Esquemas['Cuenta'];
 export type LlaveApi = Esquemas['LlaveApi'];
 export type LlaveApiCreada = Esquemas['LlaveApiCreada'];
 export type Eliminado = Esquemas['Eliminado'];
+export type LogoOrganizacion = Esquemas['LogoOrganizacion'];
 export type Paginacion = Esquemas['Paginacion'];
 
 // Request bodies.

@@ -64,7 +64,7 @@ export function respuestaDe(objeto: object): MetaRespuesta | undefined {
   return metas.get(objeto);
 }
 
-type Metodo = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+type Metodo = 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE';
 
 export interface Solicitud {
   metodo: Metodo;
@@ -75,6 +75,8 @@ export interface Solicitud {
   json?: unknown;
   /** Multipart body, built anew for each attempt. */
   formulario?: () => FormData;
+  /** A body sent as it is (an image), with its media type. */
+  crudo?: { tipo: string; datos: Uint8Array | ArrayBuffer | Blob };
   /** `Accept` of a download; its answer is returned as bytes. */
   binario?: string;
   opciones?: OpcionesSolicitud;
@@ -88,6 +90,10 @@ export function leerRetryAfter(valor: string | null, ahora = Date.now()): number
   const fecha = Date.parse(s);
   return Number.isNaN(fecha) ? null : Math.max(0, fecha - ahora);
 }
+
+/** Bytes as fetch takes them: a Node Buffer's view of its pool is copied out, never sent whole. */
+const crudo = (d: Uint8Array | ArrayBuffer | Blob): Blob =>
+  d instanceof Blob ? d : new Blob([d instanceof ArrayBuffer ? d : new Uint8Array(d)]);
 
 const dormirReal = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -177,9 +183,11 @@ export class Transporte {
     const clave = s.metodo === 'POST' ? (op.claveIdempotencia ?? globalThis.crypto.randomUUID()) : undefined;
     if (clave !== undefined) encabezados['Clave-Idempotencia'] = clave;
     if (s.json !== undefined) encabezados['Content-Type'] = 'application/json';
+    if (s.crudo) encabezados['Content-Type'] = s.crudo.tipo;
     const cuerpoJson = s.json === undefined ? undefined : JSON.stringify(s.json);
-    // A network failure may hide a request that ran: repeat it only when repeating cannot do it twice.
-    const repetibleTrasRed = s.metodo === 'GET' || clave !== undefined;
+    // A network failure may hide a request that ran: repeat it only when repeating cannot do it twice (a PUT
+    // replaces, so twice is once).
+    const repetibleTrasRed = s.metodo === 'GET' || s.metodo === 'PUT' || clave !== undefined;
 
     for (let intento = 1; ; intento++) {
       const quedan = intento <= this.maximo;
@@ -189,7 +197,7 @@ export class Transporte {
         respuesta = await this.fetch(url, {
           method: s.metodo,
           headers: encabezados,
-          body: s.formulario ? s.formulario() : cuerpoJson,
+          body: s.formulario ? s.formulario() : s.crudo ? crudo(s.crudo.datos) : cuerpoJson,
           signal: senales.length > 1 ? AbortSignal.any(senales) : senales[0],
           redirect: 'manual',
         });

@@ -34,6 +34,8 @@ const OTRO_CLIENTE = {
 const OTRO_PRODUCTO = { ...PRODUCTO, no_identificacion: 'OTRO-01', descripcion: 'Otro servicio' };
 
 const recursoDe = (plantilla: string) => plantilla.split('/')[2]!;
+/** An organization's logo: a PNG's first bytes are all the service looks at. */
+const PNG = Buffer.concat([Buffer.from('89504e470d0a1a0a', 'hex'), Buffer.from('logo de prueba')]);
 
 describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro modo', () => {
   let pila: Pila;
@@ -113,7 +115,14 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
       test: creado(await d.http.test.post('/v1/productos', { ...OTRO_PRODUCTO, organizacion: d.org.test })),
       live: creado(await d.http.live.post('/v1/productos', { ...OTRO_PRODUCTO, organizacion: d.org.live })),
     }),
-    organizaciones: async (d) => ({ test: d.org.test, live: d.org.live }),
+    // With a logo in each mode, so that reading, replacing or deleting it from elsewhere would show.
+    organizaciones: async (d) => {
+      for (const modo of ['test', 'live'] as const)
+        expect(
+          (await d.http[modo].put(`/v1/organizaciones/${d.org[modo]}/logo`, PNG, 'image/png')).status,
+        ).toBe(200);
+      return { test: d.org.test, live: d.org.live };
+    },
     certificados: async (d) => {
       const prod = generarCsd({ emisor: 'produccion' });
       return {
@@ -191,6 +200,7 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     enviarCorreoFactura: () => ({ destinatarios: ['intruso@ejemplo.mx'] }),
     facturarRecibo: () => OTRO_CLIENTE,
     reenviarEvento: async (d) => ({ evento: (await d.http.test.get('/v1/eventos')).body.datos[0].id }),
+    subirLogoOrganizacion: () => PNG,
   };
 
   /** What the owner sees of a resource: must be the same after the intruders tried. */
@@ -201,6 +211,10 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     }
     const r = await d.http[modo].get(`/v1/${recurso}/${id}`);
     expect(r.status).toBe(200);
+    if (recurso === 'organizaciones') {
+      const logo = await d.http[modo].binario(`/v1/organizaciones/${id}/logo`);
+      return { ...r.body, logo: [logo.status, logo.body.toString('base64')] };
+    }
     if (recurso === 'webhooks') {
       const entregas = await d.http.test.get(`/v1/webhooks/${id}/entregas`);
       return { ...r.body, entregas: entregas.body.datos.length };
@@ -261,7 +275,9 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
                   ? await http.delete(ruta)
                   : o.metodo === 'PATCH'
                     ? await http.patch(ruta, cuerpo)
-                    : await http.post(ruta, cuerpo ?? {});
+                    : o.metodo === 'PUT'
+                      ? await http.put(ruta, cuerpo as Uint8Array, Object.keys(o.cuerpos)[0]!)
+                      : await http.post(ruta, cuerpo ?? {});
             if (r.status !== 404)
               fallas.push(
                 `${o.metodo} ${ruta} (${modo}) con ${quien}: ${r.status} ${JSON.stringify(r.body).slice(0, 200)}`,

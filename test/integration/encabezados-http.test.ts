@@ -60,6 +60,45 @@ describe('encabezados de seguridad y orden autenticación → cuerpo', () => {
     expect(await inicio.text()).toContain('SwaggerUIBundle');
   });
 
+  it('el portal de autofacturación: su CSP estricta y no-store en toda respuesta; la página sin nada en línea ni ajeno', async () => {
+    const CSP =
+      "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+    const json = (ruta: string, cuerpo: unknown) =>
+      fetch(`${pila.url}${ruta}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(cuerpo),
+      });
+    const pagina = await fetch(`${pila.url}/autofactura?clave=QW4R-TY6P-ZX8C-VB9N`);
+    const respuestas = [
+      pagina,
+      await fetch(`${pila.url}/autofactura/autofactura.js`),
+      await fetch(`${pila.url}/autofactura/autofactura.css`),
+      await json('/autofactura/recibo', { clave: '7K3M-Q9XD-2HVA-RT5B' }),
+      await json('/autofactura/validacion', {}),
+      await json('/autofactura/pdf', { clave: 'x', rfc: 'EKU9003173C9' }),
+      await fetch(`${pila.url}/autofactura/no-existe`),
+    ];
+    expect(respuestas.map((r) => r.status)).toEqual([200, 200, 200, 404, 200, 404, 404]);
+    for (const r of respuestas) {
+      expect(comunes(r)).toEqual(ESPERADOS);
+      expect([r.headers.get('content-security-policy'), r.headers.get('cache-control')]).toEqual([
+        CSP,
+        'no-store',
+      ]);
+    }
+    const html = await pagina.text();
+    // The same page whatever the key: nothing of the query is written into it.
+    expect(html).not.toContain('QW4R');
+    expect(html.match(/<script\b[^>]*>/g)).toEqual(['<script src="/autofactura/autofactura.js" defer>']);
+    expect(html).not.toMatch(/<style\b|\sstyle=|\son[a-z]+=|javascript:/i);
+    expect(html.match(/(?:src|href)="[^"]*"/g)).toEqual([
+      'href="data:,"',
+      'href="/autofactura/autofactura.css"',
+      'src="/autofactura/autofactura.js"',
+    ]);
+  });
+
   // The docs page in a real browser, at both loopback names: `servers: /` must resolve to the page's own origin,
   // and the docs CSP must let Swagger UI run and its request go out. CAPTURAS_DOCS=1 saves what the page showed.
   it('en Chromium, /docs en localhost y en 127.0.0.1: Authorize con la llave y "Try it out" de GET /v1/cuenta da 200', async () => {

@@ -116,7 +116,7 @@ const VALIDACION: CasoValidacion[] = [
     'POST',
     '/v1/organizaciones',
     { cuerpo: { ...ORGANIZACION, codigo_postal: '123' } },
-    'El campo codigo_postal no tiene el formato esperado (patrón ^[0-9]{5}$).',
+    'El campo codigo_postal debe tener 5 dígitos.',
     'codigo_postal',
   ],
   [

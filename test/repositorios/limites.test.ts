@@ -109,4 +109,26 @@ contrato('limites', (impl) => {
     expect(await impl().repos.limites.leerFallos(v1)).toBeUndefined();
     expect(await impl().repos.limites.leerFallos(nueva)).toEqual({ fallos: 1, inicio: limite });
   });
+
+  it('purga solo las cubetas inactivas de su cuentaId: la siguiente solicitud la encuentra llena', async () => {
+    const ambito = `autofactura-${randomBytes(6).toString('hex')}`;
+    const otro = `${ambito}-otro`;
+    const vieja = { cuentaId: ambito, llaveId: '10.0.0.1' };
+    const reciente = { cuentaId: ambito, llaveId: '10.0.0.2' };
+    const ajena = { cuentaId: otro, llaveId: '10.0.0.1' };
+    for (const c of [vieja, ajena])
+      for (let i = 0; i < 3; i++) await impl().repos.limites.tomarFicha(c, cubeta, t0);
+    await impl().repos.limites.tomarFicha(reciente, cubeta, mas(2000));
+    expect(await impl().repos.limites.purgarCubetasInactivas(ambito, mas(1000))).toBe(1);
+    // The purged one is full again; the other scope's bucket is still empty.
+    expect(await impl().repos.limites.tomarFicha(vieja, cubeta, mas(1000))).toEqual({
+      concedida: true,
+      milifichas: 2000,
+    });
+    expect(await impl().repos.limites.tomarFicha(ajena, cubeta, t0)).toEqual({
+      concedida: false,
+      milifichas: 0,
+    });
+    expect((await impl().repos.limites.tomarFicha(reciente, cubeta, mas(2000))).milifichas).toBe(1000);
+  });
 });

@@ -14,6 +14,7 @@ import { crearRepositorioFacturas, type FacturaNueva } from '../../db/repositori
 import { crearRepositorioIdempotencia } from '../../db/repositorios/idempotencia';
 import { crearRepositorioLimites } from '../../db/repositorios/limites';
 import { crearRepositorioLlaves } from '../../db/repositorios/llaves';
+import { crearRepositorioLogos } from '../../db/repositorios/logos';
 import { crearRepositorioOrganizaciones } from '../../db/repositorios/organizaciones';
 import { crearRepositorioPagos } from '../../db/repositorios/pagos';
 import { crearRepositorioProductos } from '../../db/repositorios/productos';
@@ -37,6 +38,7 @@ import { crearFacturasEnMemoria } from '../support/memoria/facturas';
 import { crearIdempotenciaEnMemoria } from '../support/memoria/idempotencia';
 import { crearLimitesEnMemoria } from '../support/memoria/limites';
 import { crearLlavesEnMemoria } from '../support/memoria/llaves';
+import { crearLogosEnMemoria } from '../support/memoria/logos';
 import { crearOrganizacionesEnMemoria } from '../support/memoria/organizaciones';
 import { crearPagosEnMemoria } from '../support/memoria/pagos';
 import { crearProductosEnMemoria } from '../support/memoria/productos';
@@ -58,6 +60,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     cuentas: crearRepositorioCuentas(db),
     llaves: crearRepositorioLlaves(db),
     organizaciones: crearRepositorioOrganizaciones(db),
+    logos: crearRepositorioLogos(db),
     clientes: crearRepositorioClientes(db),
     productos: crearRepositorioProductos(db),
     certificados: crearRepositorioCertificados(db),
@@ -101,6 +104,7 @@ function enMemoria(): Implementacion {
       cuentas: crearCuentasEnMemoria(m),
       llaves: crearLlavesEnMemoria(m),
       organizaciones: crearOrganizacionesEnMemoria(m),
+      logos: crearLogosEnMemoria(m),
       clientes: crearClientesEnMemoria(m),
       productos: crearProductosEnMemoria(m),
       certificados: crearCertificadosEnMemoria(m),

@@ -42,6 +42,13 @@ function vigente(fila: Fila, fecha: string): boolean {
   return (typeof desde !== 'string' || desde <= fecha) && (typeof hasta !== 'string' || fecha <= hasta);
 }
 
+/** The keys of a catalog's rows valid on `fecha`, in the file's order: what a list of the catalog offers. */
+export function clavesVigentes(catalogo: string, fecha: string = hoy()): string[] {
+  return filas(catalogo)
+    .filter((f) => vigente(f, fecha))
+    .map((f) => texto(f['id']));
+}
+
 /** Index of a catalog's rows valid on `fecha`, by `id`, built on first use. */
 function indice<T>(
   catalogo: string,

@@ -11,6 +11,13 @@ export interface ClienteHttp {
   post<T = any>(ruta: string, cuerpo?: unknown, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
   patch<T = any>(ruta: string, cuerpo?: unknown, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
   delete<T = any>(ruta: string, encabezados?: Record<string, string>): Promise<Respuesta<T>>;
+  /** A PUT whose body is bytes sent as they are (an image), with their media type. */
+  put<T = any>(
+    ruta: string,
+    cuerpo: Uint8Array,
+    tipo: string,
+    encabezados?: Record<string, string>,
+  ): Promise<Respuesta<T>>;
   /** A GET whose answer is bytes (a PDF, a ZIP): the body as a Buffer; a JSON error is still checked. */
   binario(ruta: string, encabezados?: Record<string, string>): Promise<Respuesta<Buffer>>;
 }
@@ -31,11 +38,12 @@ export function clienteHttp(url: string, llave?: string): ClienteHttp {
     encabezados: Record<string, string> = {},
   ) {
     const headers = autenticados(encabezados);
-    if (cuerpo !== undefined) headers['content-type'] = 'application/json';
+    const bytes = cuerpo instanceof Uint8Array;
+    if (cuerpo !== undefined && !bytes) headers['content-type'] = 'application/json';
     const r = await fetch(`${url}${ruta}`, {
       method: metodo,
       headers,
-      body: cuerpo === undefined ? undefined : JSON.stringify(cuerpo),
+      body: cuerpo === undefined ? undefined : bytes ? new Uint8Array(cuerpo) : JSON.stringify(cuerpo),
     });
     const texto = await r.text();
     const json = esJson(r);
@@ -55,6 +63,7 @@ export function clienteHttp(url: string, llave?: string): ClienteHttp {
     post: (ruta, c, e) => pedir('POST', ruta, c ?? {}, e),
     patch: (ruta, c, e) => pedir('PATCH', ruta, c ?? {}, e),
     delete: (ruta, e) => pedir('DELETE', ruta, undefined, e),
+    put: (ruta, c, tipo, e) => pedir('PUT', ruta, c, { ...e, 'content-type': tipo }),
     binario,
   };
 }

@@ -5,6 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { Client } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, type Worker } from '@temporalio/worker';
 import { crearApp } from '../../api/app';
+import { PREFIJO_CUBETAS_AUTOFACTURA } from '../../api/middleware/limite-autofactura';
 import { crearServidor } from '../../api/servidor';
 import { crearServicios } from '../../composicion/servicios';
 import { crearMetricasApi } from '../../api/metricas';
@@ -77,6 +78,8 @@ export interface OpcionesPila {
   limite?: { porSegundo: number; rafaga: number };
   /** Failed authentications per address before 429 (default: the configuration's). */
   fallosAutenticacion?: { maximo: number; ventanaMs: number };
+  /** The self-invoicing portal's limits per address (default: the configuration's). */
+  autofactura?: Config['autofactura'];
   tokenOperador?: string;
   /** Balancers whose X-Forwarded-For names the client (PROXIES_CONFIABLES; default the configuration's). */
   proxiesConfiables?: string[];
@@ -119,7 +122,12 @@ export interface OpcionesPila {
 function limitesDeLaPila(enBase: RepositorioLimites): RepositorioLimites {
   const propios = crearLimitesEnMemoria(new Almacen());
   return {
-    tomarFicha: enBase.tomarFicha,
+    // The self-invoicing portal's buckets are per client address too: each stack's own, for the same reason.
+    tomarFicha: (a, c, t) =>
+      a.cuentaId.startsWith(PREFIJO_CUBETAS_AUTOFACTURA)
+        ? propios.tomarFicha(a, c, t)
+        : enBase.tomarFicha(a, c, t),
+    purgarCubetasInactivas: propios.purgarCubetasInactivas,
     leerFallos: propios.leerFallos,
     registrarFallo: propios.registrarFallo,
     purgarFallosAnterioresA: propios.purgarFallosAnterioresA,
@@ -271,6 +279,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         metricas,
         limite: op.limite ?? config.limiteSolicitudes,
         fallosAutenticacion: op.fallosAutenticacion ?? config.fallosAutenticacion,
+        autofactura: op.autofactura ?? config.autofactura,
         tokenOperador: op.tokenOperador ?? config.tokenOperador,
         proxiesConfiables: op.proxiesConfiables ?? config.proxiesConfiables,
         salud: {

@@ -38,7 +38,7 @@ describe('mapeo central de errores', () => {
       'pattern.openapi.validation',
       'must match pattern "^[0-9]{5}$"',
       '/body/codigo_postal',
-      'El campo codigo_postal no tiene el formato esperado (patrón ^[0-9]{5}$).',
+      'El campo codigo_postal debe tener 5 dígitos.',
     ],
     ['type.openapi.validation', 'must be string', '/body/nombre', 'El campo nombre debe ser texto.'],
     [

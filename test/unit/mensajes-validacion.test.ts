@@ -1,7 +1,12 @@
 import { aApiError } from '../../api/middleware/manejador-errores';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
 import {
   mensajeValidacion,
   parametroValidacion,
+  PATRON_CODIGO_POSTAL,
+  PATRON_RFC,
   type ErrorDeValidacion,
 } from '../../api/middleware/mensajes-validacion';
 
@@ -163,8 +168,20 @@ const casos: Caso[] = [
   [
     'pattern',
     [e('/body/codigo_postal', 'must match pattern "^[0-9]{5}$"', 'pattern')],
-    'El campo codigo_postal no tiene el formato esperado (patrón ^[0-9]{5}$).',
+    'El campo codigo_postal debe tener 5 dígitos.',
     'codigo_postal',
+  ],
+  [
+    'pattern',
+    [e('/body/rfc', 'must match pattern "^[A-ZÑ&]{3,4}[0-9]{6}[A-Z0-9]{2}[0-9A]$"', 'pattern')],
+    'El campo rfc no tiene el formato de un RFC: 3 letras (persona moral) o 4 (persona física), la fecha AAMMDD y 3 caracteres de homoclave, en mayúsculas.',
+    'rfc',
+  ],
+  [
+    'pattern',
+    [e('/body/color_acento', 'must match pattern "^#[0-9A-Fa-f]{6}$"', 'pattern')],
+    'El campo color_acento no tiene el formato esperado (patrón ^#[0-9A-Fa-f]{6}$).',
+    'color_acento',
   ],
   [
     'pattern en la ruta',
@@ -474,6 +491,16 @@ describe('mensajes de validación en español', () => {
   it('nunca dice "no es válido" de un sujeto femenino', () => {
     for (const [, errores] of casos)
       expect(mensajeValidacion(errores).mensaje).not.toMatch(/La \S+ no es válido\b/);
+  });
+});
+
+describe('patrones dichos en palabras', () => {
+  it('son los de openapi.yaml: un cambio del contrato no deja un mensaje que ya no le corresponde', () => {
+    const doc = parse(readFileSync(join(__dirname, '..', '..', 'openapi.yaml'), 'utf8')) as {
+      components: { schemas: Record<string, { pattern?: string }> };
+    };
+    expect(doc.components.schemas.Rfc!.pattern).toBe(PATRON_RFC);
+    expect(doc.components.schemas.CodigoPostal!.pattern).toBe(PATRON_CODIGO_POSTAL);
   });
 });
 

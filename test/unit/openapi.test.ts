@@ -139,6 +139,21 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['post', '/v1/recibos/{id}/facturar'],
   ['get', '/v1/recibos/{id}/qr'],
   ['post', '/v1/facturas_globales'],
+  ['put', '/v1/organizaciones/{id}/logo'],
+  ['get', '/v1/organizaciones/{id}/logo'],
+  ['delete', '/v1/organizaciones/{id}/logo'],
+];
+/** The self-invoicing portal: a public page and the JSON operations it calls, without an API key. */
+const OPERACIONES_PORTAL: [Metodo, string][] = [
+  ['get', '/autofactura'],
+  ['get', '/autofactura/autofactura.js'],
+  ['get', '/autofactura/autofactura.css'],
+  ['post', '/autofactura/recibo'],
+  ['post', '/autofactura/validacion'],
+  ['post', '/autofactura/facturar'],
+  ['post', '/autofactura/factura'],
+  ['post', '/autofactura/xml'],
+  ['post', '/autofactura/pdf'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
@@ -164,8 +179,9 @@ const LISTAS = [
 ];
 // Operator routes: loopback or the operator's bearer token, with a 401 of their own.
 const esDeOperador = (ruta: string) => ruta === '/salud/detalle' || ruta === '/metricas';
+const esPortal = (ruta: string) => ruta === '/autofactura' || ruta.startsWith('/autofactura/');
 const esPublica = (ruta: string) =>
-  !esDeOperador(ruta) && (ruta.startsWith('/v1/catalogos/') || ruta.startsWith('/salud'));
+  !esDeOperador(ruta) && (ruta.startsWith('/v1/catalogos/') || ruta.startsWith('/salud') || esPortal(ruta));
 const METODOS: Metodo[] = ['get', 'post', 'patch', 'delete', 'put'];
 
 // ---------------------------------------------------------------------------------------------------------
@@ -422,10 +438,13 @@ describe('openapi.yaml: documento', () => {
 describe('openapi.yaml: cobertura de la interfaz', () => {
   const documentadas = operaciones();
 
-  it('documenta exactamente las operaciones de la sección 4, las de entregas de webhooks, la salud y las métricas', () => {
-    const esperadas = [...OPERACIONES_INTERFAZ, ...OPERACIONES_PROPIAS, ...OPERACIONES_SALUD].map(
-      ([m, r]) => `${m.toUpperCase()} ${r}`,
-    );
+  it('documenta exactamente las operaciones de la sección 4, las propias, las del portal, la salud y las métricas', () => {
+    const esperadas = [
+      ...OPERACIONES_INTERFAZ,
+      ...OPERACIONES_PROPIAS,
+      ...OPERACIONES_PORTAL,
+      ...OPERACIONES_SALUD,
+    ].map(([m, r]) => `${m.toUpperCase()} ${r}`);
     expect(documentadas.map(nombreOp).sort()).toEqual([...esperadas].sort());
   });
 
@@ -525,8 +544,8 @@ describe('openapi.yaml: cobertura de la interfaz', () => {
     }
   });
 
-  it('todo POST declara el encabezado Clave-Idempotencia', () => {
-    for (const o of documentadas.filter((x) => x.metodo === 'post')) {
+  it('todo POST /v1 declara el encabezado Clave-Idempotencia (el portal no tiene cuenta en que guardarla)', () => {
+    for (const o of documentadas.filter((x) => x.metodo === 'post' && x.ruta.startsWith('/v1/'))) {
       const p = o.parametros.find((x) => x.in === 'header' && x.name === 'Clave-Idempotencia');
       expect([nombreOp(o), p?.required ?? false, deref(p?.schema)?.maxLength]).toEqual([
         nombreOp(o),

@@ -4,10 +4,16 @@ import YAML from 'yaml';
 import type { ClienteCfdi, operations } from '../../sdk/src';
 import { sdkDePrueba, servidorFalso } from '../support/sdk-servidor';
 
-/** Operator and probe routes: not for integrators, so not in the SDK. */
-const FUERA = /^\/(salud|metricas)/;
-/** Operator routes, and the webhooks section's operations (integrators receive those, the SDK verifies them). */
-type Fuera = 'obtenerSalud' | 'obtenerSaludDetalle' | 'obtenerVivo' | 'obtenerMetricas' | `evento${string}`;
+/** Operator and probe routes, and the self-invoicing portal (its buyers' browser calls it): not in the SDK. */
+const FUERA = /^\/(salud|metricas|autofactura)/;
+/** Those routes, and the webhooks section's operations (integrators receive those, the SDK verifies them). */
+type Fuera =
+  | 'obtenerSalud'
+  | 'obtenerSaludDetalle'
+  | 'obtenerVivo'
+  | 'obtenerMetricas'
+  | `evento${string}`
+  | `${string}Autofactura`;
 
 const ID = 'id_1';
 const x = {} as never;
@@ -42,6 +48,9 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   listarOrganizaciones: (s) => s.organizaciones.listar().pagina(),
   obtenerOrganizacion: (s) => s.organizaciones.obtener(ID),
   actualizarOrganizacion: (s) => s.organizaciones.actualizar(ID, {}),
+  subirLogoOrganizacion: (s) => s.organizaciones.subirLogo(ID, Buffer.from([0x89, 0x50]), 'image/png'),
+  obtenerLogoOrganizacion: (s) => s.organizaciones.logo(ID),
+  eliminarLogoOrganizacion: (s) => s.organizaciones.eliminarLogo(ID),
   subirCertificado: (s) =>
     s.certificados.subir({
       organizacion: 'EKU9003173C9',
@@ -126,7 +135,8 @@ describe('SDK: cada operación de openapi.yaml tiene su método', () => {
       r.ruta.endsWith('/pdf') ||
       r.ruta.endsWith('/acuse') ||
       r.ruta.endsWith('/auditoria') ||
-      r.ruta.endsWith('/qr')
+      r.ruta.endsWith('/qr') ||
+      (r.ruta.endsWith('/logo') && r.metodo === 'GET')
         ? { cuerpo: 'bytes' }
         : {
             json: {

@@ -27,9 +27,15 @@ const CAMPOS_SAT: [string, string, keyof typeof TEXTOS_SAT][] = [
       [s, 'no_identificacion', 'NoIdentificacion'],
     ],
   ),
-  ...['OrganizacionNueva', 'OrganizacionCambios', 'ClienteNuevo', 'ClienteCambios', 'FacturacionRecibo'].map(
-    (s): [string, string, 'Nombre'] => [s, 'nombre', 'Nombre'],
-  ),
+  ...[
+    'OrganizacionNueva',
+    'OrganizacionCambios',
+    'ClienteNuevo',
+    'ClienteCambios',
+    'FacturacionRecibo',
+    'DatosCompradorAutofactura',
+    'FacturacionAutofactura',
+  ].map((s): [string, string, 'Nombre'] => [s, 'nombre', 'Nombre']),
 ];
 
 describe('reglas de texto derivadas del XSD del SAT', () => {

@@ -15,6 +15,7 @@ import type {
   ProductoCambios,
   ProductoNuevo,
   Archivo,
+  LogoOrganizacion,
 } from '../tipos';
 import type { OpcionesSolicitud } from '../transporte';
 import { Grupo, seg } from './comun';
@@ -75,6 +76,27 @@ export class Organizaciones extends Grupo {
     opciones?: OpcionesSolicitud,
   ): Promise<Organizacion> {
     return this.cambiarJson(`/v1/organizaciones/${seg(idORfc)}`, cambios, opciones);
+  }
+  /**
+   * Uploads or replaces the logo the self-invoicing portal shows: the image itself (PNG or JPEG, at most 256 KB),
+   * sent with its media type, which must match its bytes.
+   */
+  subirLogo(
+    idORfc: string,
+    imagen: Archivo,
+    tipo: 'image/png' | 'image/jpeg',
+    opciones?: OpcionesSolicitud,
+  ): Promise<LogoOrganizacion> {
+    const ruta = `/v1/organizaciones/${seg(idORfc)}/logo`;
+    return this.t.json({ metodo: 'PUT', ruta, crudo: { tipo, datos: imagen }, opciones });
+  }
+  /** The logo's bytes as uploaded (`respuestaDe(bytes)?.encabezados` has its Content-Type). */
+  logo(idORfc: string, opciones?: OpcionesSolicitud): Promise<Uint8Array> {
+    const ruta = `/v1/organizaciones/${seg(idORfc)}/logo`;
+    return this.t.bytes({ metodo: 'GET', ruta, binario: 'image/png, image/jpeg', opciones });
+  }
+  eliminarLogo(idORfc: string, opciones?: OpcionesSolicitud): Promise<Eliminado> {
+    return this.eliminarJson(`/v1/organizaciones/${seg(idORfc)}/logo`, opciones);
   }
 }
 

@@ -10,6 +10,7 @@ import { crearEventosEnMemoria } from './eventos';
 import { crearFacturasEnMemoria } from './facturas';
 import { crearLimitesEnMemoria } from './limites';
 import { crearLlavesEnMemoria } from './llaves';
+import { crearLogosEnMemoria } from './logos';
 import { crearOrganizacionesEnMemoria } from './organizaciones';
 import { crearPagosEnMemoria } from './pagos';
 import { crearProductosEnMemoria } from './productos';
@@ -53,6 +54,7 @@ export function crearMemoria() {
     cuentas: crearCuentasEnMemoria(almacen),
     llaves: crearLlavesEnMemoria(almacen),
     organizaciones: crearOrganizacionesEnMemoria(almacen),
+    logos: crearLogosEnMemoria(almacen),
     clientes: crearClientesEnMemoria(almacen),
     productos: crearProductosEnMemoria(almacen),
     certificados: crearCertificadosEnMemoria(almacen),

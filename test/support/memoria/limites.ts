@@ -33,6 +33,13 @@ export function crearLimitesEnMemoria(m: Almacen): RepositorioLimites {
       else cubetas.insertar({ id, milifichas, actualizado_ms: t });
       return { concedida, milifichas };
     },
+    async purgarCubetasInactivas(cuentaId, antesDe) {
+      const viejas = cubetas
+        .todas()
+        .filter((f) => f.id.startsWith(`${cuentaId}|`) && f.actualizado_ms < antesDe.getTime());
+      for (const f of viejas) cubetas.borrar(f.id);
+      return viejas.length;
+    },
     async registrarFallo(direccion, ventanaMs, ahora) {
       const t = ahora.getTime();
       const fila = fallos.buscar(direccion);

@@ -15,7 +15,9 @@ import { crearServicioProductos } from '../../../servicios/productos';
 import { crearServicioPagos, type RegistradorPagos } from '../../../servicios/pagos';
 import { crearServicioWebhooks } from '../../../servicios/webhooks';
 import type { Resolver } from '../../../webhooks/red';
-import { catalogosCsv } from '../catalogos-csv';
+import { catalogosCsv, clavesVigentes } from '../catalogos-csv';
+import { crearServicioAutofactura } from '../../../servicios/autofactura';
+import { crearServicioLogos } from '../../../servicios/logos';
 import { archivoSat, CONTRASENA_PRUEBA, CSD_VALIDO } from '../certificados';
 import { CLIENTE, ORGANIZACION, PRODUCTO } from '../cuentas';
 import { crearActividades } from '../../../activities';
@@ -123,6 +125,7 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
         void reexpediciones.push({ id: r.id, facturaId: r.facturaId, globalId: r.globalId }),
     },
   });
+  const dia = AHORA.toISOString().slice(0, 10);
   return {
     m,
     programaciones,
@@ -171,6 +174,21 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       servicioFacturas: facturas,
       timbrador,
       csdVigente,
+    }),
+    logos: crearServicioLogos({ logos: m.logos, organizaciones, ahora }),
+    autofactura: crearServicioAutofactura({
+      ...deps,
+      recibos: m.recibos,
+      servicioRecibos: recibos,
+      facturas: m.facturas,
+      servicioFacturas: facturas,
+      organizaciones,
+      logos: m.logos,
+      listas: {
+        regimenesFiscales: () =>
+          clavesVigentes('regimen_fiscal', dia).map((c) => deps.catalogos.regimenFiscal(c)!),
+        usosCfdi: () => clavesVigentes('uso_cfdi', dia).map((c) => deps.catalogos.usoCfdi(c)!),
+      },
     }),
   };
 }
