@@ -18,6 +18,7 @@ import * as m016 from './migrations/016_acuse_cancelacion';
 import * as m017 from './migrations/017_correos';
 import * as m018 from './migrations/018_recibos';
 import * as m019 from './migrations/019_facturas_globales';
+import * as m021 from './migrations/021_pendientes';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -45,6 +46,8 @@ const MIGRACIONES: Record<string, Migracion> = {
   '017_correos': m017,
   '018_recibos': m018,
   '019_facturas_globales': m019,
+  // 020 is another change's.
+  '021_pendientes': m021,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -18,6 +18,7 @@ import { crearFacturasGlobalesEnMemoria } from './facturas-globales';
 import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
 import { crearWebhooksEnMemoria } from './webhooks';
+import { crearPendientesEnMemoria } from './pendientes';
 
 export { Almacen, ClaveUnicaViolada } from './almacen';
 export { nuevaCuenta } from './cuentas';
@@ -66,6 +67,7 @@ export function crearMemoria() {
     entregas,
     correos,
     limites: crearLimitesEnMemoria(almacen),
+    pendientes: crearPendientesEnMemoria(almacen),
     despachador,
   };
 }
