@@ -7,7 +7,7 @@ import {
   TIPOS_PENDIENTE,
   type TipoPendiente,
 } from '../../../dominio/pendiente';
-import { copiaJson, enAlcance, type Almacen } from './almacen';
+import { copiaJson, enAlcance, type Almacen, type ColumnasAlcance } from './almacen';
 import { tablaCorreos } from './correos';
 import { tablaEntregas, tablaIntentos } from './entregas';
 import { tablaEventos } from './eventos';
@@ -48,7 +48,7 @@ export function crearPendientesEnMemoria(m: Almacen): RepositorioPendientes {
   const enCurso = (estado: string | undefined) => estado === 'solicitada' || estado === 'en_proceso';
 
   /** Every pending operation of every kind, as the real queries select them (before the filters). */
-  function filas(filtro: (r: { cuenta_id: string; modo: string }) => boolean): FilaPendiente[] {
+  function filas(filtro: (r: ColumnasAlcance) => boolean): FilaPendiente[] {
     const timbrados = facturas
       .todas()
       .filter((f) => filtro(f) && f.timbrado_estado === 'pendiente')
