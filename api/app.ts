@@ -33,6 +33,7 @@ import { rutasWebhooks } from './rutas/webhooks';
 import { rutasCorreos } from './rutas/correos';
 import { rutasRecibos } from './rutas/recibos';
 import { rutasFacturasGlobales } from './rutas/facturas-globales';
+import { rutasPendientes } from './rutas/pendientes';
 import type { DepsSalud } from './salud/verificar';
 
 export interface DepsApi {
@@ -115,6 +116,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasFacturasGlobales(servicios.facturasGlobales));
   app.use(rutasWebhooks(servicios.webhooks));
   app.use(rutasCorreos(servicios.correos));
+  app.use(rutasPendientes(servicios.pendientes));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

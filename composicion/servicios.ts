@@ -34,6 +34,9 @@ import { crearProgramadorGlobal } from '../temporal/programaciones-globales';
 import { crearServicioWebhooks } from '../servicios/webhooks';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearLectorHistoriasTemporal } from '../temporal/historias';
+import { crearLectorFlujosTemporal } from '../temporal/flujos';
+import { crearRepositorioPendientes } from '../db/repositorios/pendientes';
+import { crearServicioPendientes } from '../servicios/pendientes';
 
 /**
  * How long a status query to the SAT may hold an API request (`GET …/estado_sat`, synchronous): past it, a 503
@@ -124,6 +127,11 @@ export function crearServicios(deps: {
       historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
     }),
     facturas,
+    pendientes: crearServicioPendientes({
+      pendientes: crearRepositorioPendientes(db),
+      organizaciones,
+      flujos: crearLectorFlujosTemporal(cliente),
+    }),
     webhooks: crearServicioWebhooks({
       webhooks: crearRepositorioWebhooks(db),
       entregas,

@@ -71,11 +71,11 @@ export function historiaLegible(historia: unknown): unknown {
 }
 
 // A package without its histories would be incomplete evidence: the request fails instead (a 503 to retry).
-const temporalNoDisponible = () =>
+export const temporalNoDisponible = () =>
   new ErrorNegocio(
     'servicio_no_disponible',
     'temporal_no_disponible',
-    'No se pudieron leer las historias de Temporal: intente de nuevo en unos segundos.',
+    'Temporal no respondió: intente de nuevo en unos segundos.',
     undefined,
     { reintentarEnSegundos: 5 },
   );

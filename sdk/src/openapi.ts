@@ -1255,6 +1255,12 @@ export interface paths {
      *     Sirve para eventos anteriores al webhook o de tipos a los que no está suscrito. 202 con la entrega (su
      *     primer intento sale de inmediato); 404 `evento_no_encontrado` (`parametro: evento`); 409
      *     `webhook_inactivo` si el webhook está desactivado.
+     *
+     *     Una sola entrega a la vez por evento y webhook: si el evento ya tiene una entrega `pendiente` a este webhook
+     *     (reintentando), el reenvío no crea otra, que se sumaría a la que sigue reintentando y el receptor recibiría
+     *     el evento dos veces: esa misma entrega hace su siguiente intento ahora (como `POST
+     *     /v1/entregas/{id}/reintentar`) y es la que se responde (su `id`, su `origen` y sus intentos). Si su workflow
+     *     se detuvo fuera del servicio, se da por `cancelada` y el reenvío crea la nueva.
      */
     post: operations['reenviarEvento'];
     delete?: never;
@@ -1349,6 +1355,29 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/entregas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lista las entregas de todos los webhooks
+     * @description El registro de entregas de la cuenta en el modo de la llave, de todos sus webhooks (también los eliminados),
+     *     de la más nueva a la más antigua, cada una con sus intentos. Filtros combinables: `estado` (`fallida` lista
+     *     lo que hay que reenviar; `pendiente`, lo que sigue reintentando), `webhook` y `evento` (404
+     *     `webhook_no_encontrado` o `evento_no_encontrado` si no existen en la cuenta y el modo).
+     */
+    get: operations['listarEntregas'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/entregas/{id}': {
     parameters: {
       query?: never;
@@ -1369,6 +1398,44 @@ export interface paths {
     get: operations['obtenerEntrega'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/entregas/{id}/reintentar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la entrega (`ent_…`).
+         * @example ent_01kbq3z1a2b3c4d5e6f7g8h9j0
+         */
+        id: components['parameters']['IdEntrega'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reintenta ahora una entrega pendiente
+     * @description Sin cuerpo. Para una entrega `pendiente` que espera su siguiente intento (hasta 24 horas): corta esa espera
+     *     y hace el intento en este momento, en la misma entrega y su mismo workflow (el intento se suma a su
+     *     registro; no se crea otra entrega, así que el receptor no recibe el evento dos veces por esto). Si en ese
+     *     momento un intento ya está en curso, no se adelanta nada más. Espera unos segundos el resultado:
+     *
+     *     - 200 con la entrega si terminó (`entregada`; o `fallida` si era su último intento).
+     *     - 202 con la entrega aún `pendiente` (el intento sigue, o falló y espera el siguiente): `Location` y
+     *       `Retry-After` dicen dónde y cuándo consultarla.
+     *     - 409 `entrega_no_pendiente` si ya terminó (`entregada`, `fallida`, `cancelada`): para enviar el evento
+     *       otra vez use `POST /v1/webhooks/{id}/entregas`.
+     *     - 409 `entrega_detenida` si su workflow se detuvo fuera del servicio (un operador lo terminó en Temporal):
+     *       reenvíe el evento con `POST /v1/webhooks/{id}/entregas`, que la da por cancelada y crea otra.
+     *     - 503 `temporal_no_disponible` si Temporal no respondió (nada cambió; reintente).
+     */
+    post: operations['reintentarEntrega'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1453,6 +1520,41 @@ export interface paths {
      * @description Un correo con su estado, sus intentos y la última respuesta del servidor SMTP.
      */
     get: operations['obtenerCorreo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pendientes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lista las operaciones pendientes de todos los tipos
+     * @description Toda operación de la cuenta (en el modo de la llave) que aún no es final, de cualquier tipo, en una sola
+     *     lista: timbrados `pendiente` (también uno cuyo workflow de Temporal se terminó), cancelaciones
+     *     `solicitada` o `en_proceso`, pagos `registrando`, correos y entregas de webhooks `pendiente`, y recibos de
+     *     una factura global reclamados por su comprador cuya global aún no se reexpide (`reexpedicion`). Cada
+     *     elemento dice desde cuándo espera (`desde`, `antiguedad_s`), en qué paso, cuántos intentos lleva, su última
+     *     causa en una frase (`ultima_causa.mensaje`, p. ej. «El PAC no respondió (tiempo agotado) — 3 intentos desde
+     *     las 10:42», a la hora del lugar de expedición) y qué se puede hacer (`acciones`, cada una con su método y
+     *     ruta).
+     *
+     *     La lista se lee de MySQL, el registro del servicio, y se completa con lo que Temporal dice del workflow de
+     *     cada elemento (`flujo`: su estado, el intento y la última falla de su actividad pendiente), con una espera
+     *     acotada: si Temporal no responde a tiempo, la lista responde igual y `flujo.error` lo dice en cada elemento.
+     *
+     *     De lo más nuevo a lo más antiguo (por la creación del recurso: la factura, el pago, el correo, la entrega o
+     *     el recibo). Filtros combinables: `tipo`, `organizacion` (id o RFC; 404 `organizacion_no_encontrada`) y
+     *     `antes_de` (solo lo que espera desde antes de ese instante: `antes_de=<hace 15 minutos>` es lo atorado).
+     */
+    get: operations['listarPendientes'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3888,6 +3990,132 @@ export interface components {
       datos: components['schemas']['Correo'][];
       paginacion: components['schemas']['Paginacion'];
     };
+    /**
+     * @description `timbrado` una factura o CFDI de pago con `timbrado.estado: pendiente`; `cancelacion` una cancelación
+     *     `solicitada` o `en_proceso`; `pago` un pago `registrando`; `correo` un correo `pendiente`; `entrega` una
+     *     entrega de webhook `pendiente`; `reexpedicion` un recibo de una factura global reclamado por su comprador,
+     *     mientras la global no se reexpide sin él.
+     * @enum {string}
+     */
+    TipoPendiente: 'timbrado' | 'cancelacion' | 'pago' | 'correo' | 'entrega' | 'reexpedicion';
+    /**
+     * @description Dónde está la operación. Timbrado: `preparacion` (sellado y validación; espera a la base de datos) o `pac`
+     *     (envío al PAC). Cancelación: `solicitud` (espera la primera respuesta del PAC) o `respuesta_receptor` (el
+     *     receptor debe aceptarla; el SAT se consulta periódicamente). Pago: `registro` (el libro). Correo: `envio`.
+     *     Entrega: `envio` (sin intentos aún) o `espera_reintento`. Reexpedición: `timbrado_comprador` (la factura del
+     *     comprador se timbra primero) o `reexpedicion` (la global se reexpide sin el recibo y se cancela).
+     * @enum {string}
+     */
+    PasoPendiente:
+      | 'preparacion'
+      | 'pac'
+      | 'solicitud'
+      | 'respuesta_receptor'
+      | 'registro'
+      | 'envio'
+      | 'espera_reintento'
+      | 'timbrado_comprador'
+      | 'reexpedicion';
+    /** @description Lo que se puede hacer con la operación, como una solicitud a esta misma API. */
+    AccionPendiente: {
+      /**
+       * @description `reintentar` corta la espera y lo intenta ahora (o inicia de nuevo un workflow detenido); `abandonar`
+       *     termina un timbrado que reintentar no arregla; `reenviar` envía de nuevo un evento cuya entrega se
+       *     detuvo (cuerpo `{"evento": …}`).
+       * @enum {string}
+       */
+      accion: 'reintentar' | 'abandonar' | 'reenviar';
+      /** @enum {string} */
+      metodo: 'POST';
+      /** @example /v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrado/reintentar */
+      ruta: string;
+      descripcion: string;
+    };
+    Pendiente: {
+      /**
+       * @description El recurso de la operación: la factura (`fac_…`, timbrado y cancelación), el pago, el correo, la entrega
+       *     o el recibo. Con `tipo`, identifica el elemento.
+       */
+      id: string;
+      /** @enum {string} */
+      objeto: 'pendiente';
+      modo: components['schemas']['Modo'];
+      tipo: components['schemas']['TipoPendiente'];
+      /** @description La organización emisora; `null` en una entrega de un evento que no es de una organización. */
+      organizacion: string | null;
+      /** @description Los ids de lo que toca la operación (`null` lo que no aplica). */
+      recursos: {
+        factura: string | null;
+        pago: string | null;
+        correo: string | null;
+        entrega: string | null;
+        evento: string | null;
+        webhook: string | null;
+        recibo: string | null;
+        factura_global: string | null;
+      };
+      desde: components['schemas']['MarcaDeTiempo'];
+      /** @description Segundos desde `desde` hasta la respuesta. */
+      antiguedad_s: number;
+      paso: components['schemas']['PasoPendiente'];
+      /**
+       * @description Intentos que registra el servicio: envíos al PAC del timbrado, al servidor SMTP del correo, al webhook de
+       *     la entrega; en una cancelación o un pago, los de su actividad en Temporal si se pudieron leer, si no `null`.
+       */
+      intentos: number | null;
+      /**
+       * @description Por qué sigue pendiente, para una persona: `codigo` estable (`pac_no_disponible`, `status_http`,
+       *     `esperando_receptor`, `flujo_detenido`…) y `mensaje`, una frase en español con intentos y horas.
+       */
+      ultima_causa: {
+        codigo: string;
+        mensaje: string;
+      } | null;
+      /**
+       * Format: date-time
+       * @description Cuándo sale el siguiente intento, si se sabe.
+       */
+      proximo_intento_en: string | null;
+      /** @description El workflow de Temporal que lleva la operación, tal como Temporal lo describió al responder. */
+      flujo: {
+        /** @example timbrado:fac_01kbq3x7m2d5c8n9p4r6t0v2w4 */
+        id: string;
+        /**
+         * @description `en_curso` si corre; cualquier otro con la operación pendiente significa que nadie la lleva (un
+         *     operador lo terminó, o nunca se inició): el reanudador la inicia de nuevo en minutos. `null` si
+         *     Temporal no respondió (`error` dice por qué).
+         * @enum {string|null}
+         */
+        estado:
+          | 'en_curso'
+          | 'completado'
+          | 'fallido'
+          | 'cancelado'
+          | 'terminado'
+          | 'agotado'
+          | 'continuado'
+          | 'inexistente'
+          | 'desconocido'
+          | null;
+        /** @description Su actividad pendiente (reintentándose), si tiene una. */
+        actividad: {
+          nombre: string;
+          intento: number;
+          ultima_falla: string | null;
+          /** Format: date-time */
+          siguiente_intento: string | null;
+        } | null;
+        /** @description Por qué no se pudo leer de Temporal (la lista responde con lo que registra MySQL). */
+        error: string | null;
+      };
+      acciones: components['schemas']['AccionPendiente'][];
+    };
+    ListaPendientes: {
+      /** @enum {string} */
+      objeto: 'lista';
+      datos: components['schemas']['Pendiente'][];
+      paginacion: components['schemas']['Paginacion'];
+    };
     /** @description El servidor SMTP aceptó un correo de una factura. */
     EventoCorreoEnviado: components['schemas']['EventoBase'] & {
       /** @enum {string} */
@@ -4407,7 +4635,9 @@ export interface components {
       | 'documentos_requeridos'
       | 'domicilio_fiscal_rfc_generico'
       | 'encabezados_demasiado_grandes'
+      | 'entrega_detenida'
       | 'entrega_no_encontrada'
+      | 'entrega_no_pendiente'
       | 'equivalencia_fuera_de_rango'
       | 'equivalencia_incoherente'
       | 'equivalencia_invalida'
@@ -5282,6 +5512,26 @@ export interface components {
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | 'entrega_no_encontrada';
+    /** @description Los códigos de error de `GET /v1/entregas` (`listarEntregas`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorListarEntregas:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cursor_invalido' | 'evento_no_encontrado' | 'webhook_no_encontrado');
+    /** @description Los códigos de error de `POST /v1/entregas/{id}/reintentar` (`reintentarEntrega`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorReintentarEntrega:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | ('entrega_detenida' | 'entrega_no_encontrada' | 'entrega_no_pendiente' | 'temporal_no_disponible');
+    /** @description Los códigos de error de `GET /v1/pendientes` (`listarPendientes`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorListarPendientes:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cursor_invalido' | 'organizacion_no_encontrada');
     /** @description Los códigos de error de `GET /v1/cuenta` (`obtenerCuenta`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorObtenerCuenta:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -5670,6 +5920,11 @@ export interface components {
      * @example evt_01kbq3z0p8g2h4k6m8n0q2s4t6
      */
     IdEvento: string;
+    /**
+     * @description Id de la entrega (`ent_…`).
+     * @example ent_01kbq3z1a2b3c4d5e6f7g8h9j0
+     */
+    IdEntrega: string;
     /**
      * @description Id de la llave (`llave_…`).
      * @example llave_01kbq2f0h2k4n6q8s0v2x4z6
@@ -8630,6 +8885,82 @@ export interface operations {
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
+  listarEntregas: {
+    parameters: {
+      query?: {
+        estado?: components['schemas']['EstadoEntrega'];
+        /** @description Id de un webhook (`wh_…`). */
+        webhook?: string;
+        /** @description Id de un evento (`evt_…`). */
+        evento?: string;
+        /** @description Tamaño de página, de 1 a 100. */
+        'paginacion.limite'?: components['parameters']['Limite'];
+        /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
+        'paginacion.cursor_inicio'?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Una página de entregas. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "lista",
+           *       "datos": [
+           *         {
+           *           "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *           "objeto": "entrega",
+           *           "modo": "test",
+           *           "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *           "tipo_evento": "factura.timbrada",
+           *           "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *           "origen": "evento",
+           *           "estado": "fallida",
+           *           "intentos": [
+           *             {
+           *               "numero": 1,
+           *               "iniciado_en": "2026-11-23T02:53:12.500Z",
+           *               "status_http": 500,
+           *               "latencia_ms": 87,
+           *               "error": {
+           *                 "codigo": "status_http",
+           *                 "mensaje": "El receptor respondió con HTTP 500."
+           *               },
+           *               "respuesta": "Internal Server Error"
+           *             }
+           *           ],
+           *           "proximo_intento_en": null,
+           *           "creado_en": "2026-11-23T02:53:12.470Z",
+           *           "actualizado_en": "2026-11-24T02:53:12.560Z"
+           *         }
+           *       ],
+           *       "paginacion": {
+           *         "hay_mas": false,
+           *         "siguiente_cursor": null
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ListaEntregas'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
   obtenerEntrega: {
     parameters: {
       query?: never;
@@ -8699,6 +9030,149 @@ export interface operations {
       403: components['responses']['SinPermiso'];
       404: components['responses']['NoEncontrado'];
       429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  reintentarEntrega: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la entrega (`ent_…`).
+         * @example ent_01kbq3z1a2b3c4d5e6f7g8h9j0
+         */
+        id: components['parameters']['IdEntrega'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description La entrega terminó con el intento. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *       "objeto": "entrega",
+           *       "modo": "test",
+           *       "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *       "tipo_evento": "factura.timbrada",
+           *       "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *       "origen": "evento",
+           *       "estado": "entregada",
+           *       "intentos": [
+           *         {
+           *           "numero": 1,
+           *           "iniciado_en": "2026-11-23T02:53:12.500Z",
+           *           "status_http": 503,
+           *           "latencia_ms": 87,
+           *           "error": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El receptor respondió con HTTP 503."
+           *           },
+           *           "respuesta": "Service Unavailable"
+           *         },
+           *         {
+           *           "numero": 2,
+           *           "iniciado_en": "2026-11-23T02:54:40.120Z",
+           *           "status_http": 200,
+           *           "latencia_ms": 41,
+           *           "error": null,
+           *           "respuesta": "ok"
+           *         }
+           *       ],
+           *       "proximo_intento_en": null,
+           *       "creado_en": "2026-11-23T02:53:12.470Z",
+           *       "actualizado_en": "2026-11-23T02:54:40.180Z"
+           *     }
+           */
+          'application/json': components['schemas']['Entrega'];
+        };
+      };
+      /** @description El intento sigue, o falló y la entrega espera el siguiente. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *       "objeto": "entrega",
+           *       "modo": "test",
+           *       "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *       "tipo_evento": "factura.timbrada",
+           *       "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *       "origen": "evento",
+           *       "estado": "pendiente",
+           *       "intentos": [
+           *         {
+           *           "numero": 1,
+           *           "iniciado_en": "2026-11-23T02:53:12.500Z",
+           *           "status_http": 503,
+           *           "latencia_ms": 87,
+           *           "error": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El receptor respondió con HTTP 503."
+           *           },
+           *           "respuesta": "Service Unavailable"
+           *         },
+           *         {
+           *           "numero": 2,
+           *           "iniciado_en": "2026-11-23T02:54:40.120Z",
+           *           "status_http": 503,
+           *           "latencia_ms": 52,
+           *           "error": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El receptor respondió con HTTP 503."
+           *           },
+           *           "respuesta": "Service Unavailable"
+           *         }
+           *       ],
+           *       "proximo_intento_en": "2026-11-23T03:23:12.500Z",
+           *       "creado_en": "2026-11-23T02:53:12.470Z",
+           *       "actualizado_en": "2026-11-23T02:54:40.180Z"
+           *     }
+           */
+          'application/json': components['schemas']['Entrega'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
     };
   };
   enviarCorreoFactura: {
@@ -8897,6 +9371,150 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Correo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  listarPendientes: {
+    parameters: {
+      query?: {
+        tipo?: components['schemas']['TipoPendiente'];
+        /**
+         * @description Id (`org_…`) o RFC de la organización emisora. Una organización inexistente responde 404
+         *     `organizacion_no_encontrada`.
+         */
+        organizacion?: components['parameters']['FiltroOrganizacion'];
+        /** @description Solo operaciones que esperan desde antes de este instante (ISO 8601 con zona). */
+        antes_de?: string;
+        /** @description Tamaño de página, de 1 a 100. */
+        'paginacion.limite'?: components['parameters']['Limite'];
+        /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
+        'paginacion.cursor_inicio'?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Una página de operaciones pendientes. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "lista",
+           *       "datos": [
+           *         {
+           *           "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *           "objeto": "pendiente",
+           *           "modo": "test",
+           *           "tipo": "entrega",
+           *           "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *           "recursos": {
+           *             "factura": null,
+           *             "pago": null,
+           *             "correo": null,
+           *             "entrega": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *             "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *             "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *             "recibo": null,
+           *             "factura_global": null
+           *           },
+           *           "desde": "2026-11-27T16:44:00.120Z",
+           *           "antiguedad_s": 480,
+           *           "paso": "espera_reintento",
+           *           "intentos": 2,
+           *           "ultima_causa": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El webhook respondió HTTP 500 — 2 intentos desde las 10:44; el siguiente a las 11:14"
+           *           },
+           *           "proximo_intento_en": "2026-11-27T17:14:00.120Z",
+           *           "flujo": {
+           *             "id": "entrega:evt_01kbq3z0p8g2h4k6m8n0q2s4t6:wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *             "estado": "en_curso",
+           *             "actividad": null,
+           *             "error": null
+           *           },
+           *           "acciones": [
+           *             {
+           *               "accion": "reintentar",
+           *               "metodo": "POST",
+           *               "ruta": "/v1/entregas/ent_01kbq3z1a2b3c4d5e6f7g8h9j0/reintentar",
+           *               "descripcion": "Hace ahora el siguiente intento de esta misma entrega (no crea otra)."
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "id": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *           "objeto": "pendiente",
+           *           "modo": "test",
+           *           "tipo": "timbrado",
+           *           "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *           "recursos": {
+           *             "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *             "pago": null,
+           *             "correo": null,
+           *             "entrega": null,
+           *             "evento": null,
+           *             "webhook": null,
+           *             "recibo": null,
+           *             "factura_global": null
+           *           },
+           *           "desde": "2026-11-27T16:42:10.000Z",
+           *           "antiguedad_s": 590,
+           *           "paso": "pac",
+           *           "intentos": 3,
+           *           "ultima_causa": {
+           *             "codigo": "pac_no_disponible",
+           *             "mensaje": "El PAC no respondió (tiempo agotado) — 3 intentos desde las 10:42"
+           *           },
+           *           "proximo_intento_en": "2026-11-27T16:52:30.000Z",
+           *           "flujo": {
+           *             "id": "timbrado:fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *             "estado": "en_curso",
+           *             "actividad": {
+           *               "nombre": "enviarAlPac",
+           *               "intento": 3,
+           *               "ultima_falla": "stamp: el PAC no respondió en 20000 ms",
+           *               "siguiente_intento": "2026-11-27T16:52:30.000Z"
+           *             },
+           *             "error": null
+           *           },
+           *           "acciones": [
+           *             {
+           *               "accion": "reintentar",
+           *               "metodo": "POST",
+           *               "ruta": "/v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrado/reintentar",
+           *               "descripcion": "Corta la espera y envía al PAC ahora (exactamente una vez: antes pregunta por el timbre previo)."
+           *             },
+           *             {
+           *               "accion": "abandonar",
+           *               "metodo": "POST",
+           *               "ruta": "/v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrado/abandonar",
+           *               "descripcion": "Detiene el timbrado y deja la factura fallida (timbrado_abandonado), salvo que el PAC ya la haya timbrado: entonces guarda ese timbre."
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "paginacion": {
+           *         "hay_mas": false,
+           *         "siguiente_cursor": null
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ListaPendientes'];
         };
       };
       400: components['responses']['SolicitudInvalida'];

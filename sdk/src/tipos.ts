@@ -21,6 +21,7 @@ export type Webhook = Esquemas['Webhook'];
 export type WebhookCreado = Esquemas['WebhookCreado'];
 export type Entrega = Esquemas['Entrega'];
 export type Correo = Esquemas['Correo'];
+export type Pendiente = Esquemas['Pendiente'];
 export type CorreoNuevo = Esquemas['CorreoNuevo'];
 export type Recibo = Esquemas['Recibo'];
 export type EstadoRecibo = Esquemas['EstadoRecibo'];
