@@ -30,7 +30,11 @@ export type PrefijoLista =
   | 'cor'
   | 'rec';
 
-function decodificar(cursor: string, prefijo: PrefijoLista | readonly PrefijoLista[], ambito?: string): string {
+function decodificar(
+  cursor: string,
+  prefijo: PrefijoLista | readonly PrefijoLista[],
+  ambito?: string,
+): string {
   const prefijos = typeof prefijo === 'string' ? prefijo : prefijo.join('|');
   try {
     const { v, id, a } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
@@ -38,7 +42,12 @@ function decodificar(cursor: string, prefijo: PrefijoLista | readonly PrefijoLis
       id?: unknown;
       a?: unknown;
     };
-    if (v === 1 && a === ambito && typeof id === 'string' && new RegExp(`^(?:${prefijos})_[0-9a-z]{26}$`).test(id))
+    if (
+      v === 1 &&
+      a === ambito &&
+      typeof id === 'string' &&
+      new RegExp(`^(?:${prefijos})_[0-9a-z]{26}$`).test(id)
+    )
       return id;
   } catch {
     // falls through to the error

@@ -20,7 +20,12 @@ export interface EstadoFlujo {
     | 'continuado'
     | 'inexistente'
     | 'desconocido';
-  actividad: { nombre: string; intento: number; ultimaFalla: string | null; siguienteIntento: Date | null } | null;
+  actividad: {
+    nombre: string;
+    intento: number;
+    ultimaFalla: string | null;
+    siguienteIntento: Date | null;
+  } | null;
 }
 
 /** The port to Temporal (temporal/flujos.ts): each operation's workflow id, and a bounded describe of several. */
@@ -91,7 +96,8 @@ export function crearServicioPendientes(deps: DepsPendientes) {
       case 'timbrado': {
         paso = f.error?.paso === 'pac' || f.intentos! > 0 ? 'pac' : 'preparacion';
         if (act?.nombre === 'prepararTimbrado') paso = 'preparacion';
-        const n = Math.max(f.intentos ?? 0, act?.nombre === 'enviarAlPac' ? act.intento : 0);
+        // The sends MySQL counted (Temporal's attempt counter also counts tries that never reached the PAC).
+        const n = f.intentos ?? 0;
         if (f.error) {
           const que =
             f.error.codigo === 'pac_no_disponible'
@@ -183,7 +189,10 @@ export function crearServicioPendientes(deps: DepsPendientes) {
             mensaje: `${que} — ${veces(n, 'intento')} ${desdeTexto}${siguiente}`,
           };
         } else {
-          causa = { codigo: 'por_enviar', mensaje: `La entrega aún no hace su primer intento (${desdeTexto})` };
+          causa = {
+            codigo: 'por_enviar',
+            mensaje: `La entrega aún no hace su primer intento (${desdeTexto})`,
+          };
         }
         acciones.push(
           accion(
@@ -218,8 +227,7 @@ export function crearServicioPendientes(deps: DepsPendientes) {
         }; el reanudador la inicia de nuevo en unos minutos${acciones.length ? ', o «reintentar» ahora' : ''}.`,
       };
     }
-    const reintento =
-      act?.siguienteIntento ?? (f.tipo === 'entrega' ? f.proximo_intento_en : null) ?? null;
+    const reintento = act?.siguienteIntento ?? (f.tipo === 'entrega' ? f.proximo_intento_en : null) ?? null;
     return {
       id: f.id,
       objeto: 'pendiente',
@@ -239,7 +247,7 @@ export function crearServicioPendientes(deps: DepsPendientes) {
       desde: iso(f.desde),
       antiguedad_s: Math.max(0, Math.floor((t.getTime() - f.desde.getTime()) / 1000)),
       paso,
-      intentos: f.tipo === 'timbrado' ? Math.max(f.intentos ?? 0, 0) : f.intentos,
+      intentos: f.intentos,
       ultima_causa: causa,
       proximo_intento_en: isoONulo(reintento),
       flujo: {

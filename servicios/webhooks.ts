@@ -327,7 +327,9 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
             );
           }
           if (reemplaza) await deps.entregas.cancelar(a, reemplaza, ahora(), tx);
-          const pendiente = reemplaza ? undefined : await deps.entregas.pendienteDe(tx, a, eventoId, webhookId);
+          const pendiente = reemplaza
+            ? undefined
+            : await deps.entregas.pendienteDe(tx, a, eventoId, webhookId);
           if (pendiente) return { existente: pendiente };
           return { nueva: await deps.entregas.crearReenvio(tx, a, eventoId, webhookId) };
         });
@@ -336,7 +338,8 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
         const f = (await deps.entregas.obtener(a, d.existente.id))!;
         // Temporal down: the pending one keeps its schedule; still no second delivery.
         const r = await adelantar(a, f).catch((err: unknown) => {
-          if (err instanceof ErrorNegocio && err.codigo === 'temporal_no_disponible') return 'en_curso' as const;
+          if (err instanceof ErrorNegocio && err.codigo === 'temporal_no_disponible')
+            return 'en_curso' as const;
           throw err;
         });
         if (r !== 'detenida' && r !== 'terminada') return dtoEntrega((await deps.entregas.obtener(a, f.id))!);

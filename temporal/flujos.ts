@@ -70,7 +70,8 @@ export function crearLectorFlujosTemporal(cliente: Client): LectorFlujos {
               : null,
           });
         } catch (err) {
-          if (err instanceof WorkflowNotFoundError) leidos.set(id, { estado: 'inexistente', actividad: null });
+          if (err instanceof WorkflowNotFoundError)
+            leidos.set(id, { estado: 'inexistente', actividad: null });
           else
             leidos.set(id, {
               error:

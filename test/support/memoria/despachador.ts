@@ -91,7 +91,8 @@ export function crearDespachadorEnMemoria(p: {
     /** What the next `adelantar` calls of running workflows answer. */
     responderAdelanto: respuestas.poner,
     /** A delivery's workflow ends (or an operator terminates it). */
-    cerrar: (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) => void cerrados.add(idEntrega(e)),
+    cerrar: (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) =>
+      void cerrados.add(idEntrega(e)),
   };
 }
 

@@ -206,7 +206,10 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
         .todas()
         .filter(
           (x) =>
-            deAlcance(a)(x) && x.evento_id === eventoId && x.webhook_id === webhookId && x.estado === 'pendiente',
+            deAlcance(a)(x) &&
+            x.evento_id === eventoId &&
+            x.webhook_id === webhookId &&
+            x.estado === 'pendiente',
         )
         .sort((x, y) => (x.id < y.id ? 1 : -1))[0];
       return r && porIniciar(r);
