@@ -43,6 +43,9 @@ export function rutasFacturas(
   r.post('/v1/facturas/:id/timbrado/reintentar', async (req, res) => {
     responder(res, await facturas.reintentarTimbrado(alcanceDe(req), req.params.id), 200);
   });
+  r.post('/v1/facturas/:id/timbrado/abandonar', async (req, res) => {
+    responder(res, await facturas.abandonarTimbrado(alcanceDe(req), req.params.id), 200);
+  });
   r.post('/v1/facturas/:id/cancelar', async (req, res) => {
     responder(
       res,

@@ -199,6 +199,51 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/facturas/{id}/timbrado/abandonar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Abandona un timbrado pendiente que reintentar no arregla
+     * @description Sin cuerpo. Para una factura con `timbrado.estado: pendiente` que no se timbrará por más que se reintente
+     *     (un PAC que falla siempre con ese documento; en modo test, una falla del sandbox por documento como
+     *     `SANDBOX:ERROR_500`). Sigue siendo exactamente una vez: el workflow de timbrado deja de intentar (el intento
+     *     en curso termina primero) y pregunta al PAC si ya timbró el mismo XML sellado, como antes de cada
+     *     reintento.
+     *
+     *     - Si el PAC lo había timbrado, se guarda ese timbre: 200 con la factura `timbrada` (y su evento
+     *       `factura.timbrada`).
+     *     - Si no, la factura queda en `borrador` con `timbrado.estado: fallido` y `timbrado.ultimo_error.codigo:
+     *       timbrado_abandonado`, con el evento `factura.timbrado_fallido` cuyo `actor` es la llave que lo pidió: 200.
+     *       Puede timbrarse de nuevo con `POST …/timbrar`.
+     *     - 202 si aún no termina (el PAC no responde a la consulta): el abandono sigue y la factura lo dirá.
+     *     - 409 `timbrado_no_pendiente` si el timbrado no está pendiente; 409 `timbrado_no_abandonable` para un CFDI
+     *       de pago (su timbrado es parte del registro del pago: reintente) o un timbrado que corre en una versión
+     *       anterior del workflow (termínelo en Temporal y pídalo otra vez).
+     *     - 503 `temporal_no_disponible` si Temporal no respondió (nada cambió; reintente).
+     *
+     *     Si el workflow de timbrado ya no corre (un operador lo terminó), se inicia uno que solo registra el
+     *     abandono, después de que la factura lleve un minuto sin actividad: un intento de la ejecución terminada
+     *     pudo quedar en curso y su respuesta se espera.
+     */
+    post: operations['abandonarTimbrado'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/facturas/{id}/cancelar': {
     parameters: {
       query?: never;
@@ -3144,7 +3189,8 @@ export interface components {
     Timbrado: {
       /**
        * @description `no_solicitado` borrador que nunca se envió; `pendiente` timbrado en curso (con reintentos);
-       *     `timbrada` timbre obtenido; `fallido` el PAC la rechazó en definitiva (la factura sigue en `borrador`).
+       *     `timbrada` timbre obtenido; `fallido` el PAC la rechazó en definitiva, o se abandonó (la factura sigue en
+       *     `borrador`).
        * @enum {string}
        */
       estado: 'no_solicitado' | 'pendiente' | 'timbrada' | 'fallido';
@@ -3154,8 +3200,9 @@ export interface components {
     };
     /**
      * @description Último error del timbrado; `null` si no lo hubo. Con `estado: fallido`, el rechazo definitivo: un código de
-     *     la matriz del SAT o del PAC, `sin_certificado_activo`, `certificado_vencido`, `cfdi_duplicado` o
-     *     `comprobante_invalido` (el CFDI no pudo construirse ni sellarse con los datos guardados). Con
+     *     la matriz del SAT o del PAC, `sin_certificado_activo`, `certificado_vencido`, `cfdi_duplicado`,
+     *     `comprobante_invalido` (el CFDI no pudo construirse ni sellarse con los datos guardados) o
+     *     `timbrado_abandonado` (se abandonó con `POST …/timbrado/abandonar` sin que el PAC lo timbrara). Con
      *     `estado: pendiente`, el último error transitorio (`pac_no_disponible`): el timbrado se sigue reintentando.
      *     En la cancelación (`cancelacion.error`) no lleva `paso`.
      */
@@ -4762,6 +4809,7 @@ export interface components {
       | 'tercero_rfc_igual'
       | 'terminos_no_aceptados'
       | 'timbrado_en_curso'
+      | 'timbrado_no_abandonable'
       | 'timbrado_no_pendiente'
       | 'timbrado_rechazado'
       | 'tipo_cambio_formato'
@@ -4956,6 +5004,19 @@ export interface components {
       | components['schemas']['CodigosErrorComunesConCuerpo']
       | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
       | ('factura_no_encontrada' | 'sin_certificado_activo' | 'timbrado_no_pendiente' | 'timbrado_rechazado');
+    /** @description Los códigos de error de `POST /v1/facturas/{id}/timbrado/abandonar` (`abandonarTimbrado`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorAbandonarTimbrado:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'factura_no_encontrada'
+          | 'temporal_no_disponible'
+          | 'timbrado_no_abandonable'
+          | 'timbrado_no_pendiente'
+        );
     /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelar` (`cancelarFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCancelarFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -6244,6 +6305,74 @@ export interface operations {
         };
       };
       /** @description El timbrado sigue pendiente. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  abandonarTimbrado: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El timbrado terminó: abandonado (`fallido`) o timbrado, si el PAC ya lo había timbrado. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description El abandono sigue en curso (el PAC aún no responde a la consulta). */
       202: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

@@ -36,6 +36,13 @@ export interface Timbrador {
    */
   reintentar(a: Alcance, factura: { id: string; organizacionId: string; pagoId?: string }): Promise<void>;
   /**
+   * Abandons a pending stamping retrying cannot fix: its workflow stops trying (the attempt in progress ends
+   * first), then asks the PAC for the stamp of the sealed XML: stamped, that stamp is recorded; otherwise the
+   * invoice ends `fallido` (`timbrado_abandonado`). A stamping whose workflow is gone gets a run that only does
+   * that. Waits for it like `timbrar`.
+   */
+  abandonar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
+  /**
    * A stamped CFDI whose PDF is not stored yet: has it rendered now (ahead of the rendering queue, deduplicated
    * with it) and waits for it within the bounded wait.
    */
@@ -279,6 +286,35 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         pagoId: f.documento.pago?.id,
       });
       return resultadoTimbrado(a, id);
+    },
+
+    /**
+     * POST …/timbrado/abandonar: a pending stamping retrying cannot fix (a PAC that refuses this document at the
+     * transport, a sandbox fault) ends. Exactly once: the PAC is asked first whether it stamped the sealed XML, and
+     * a stamp it has is recorded instead. Answers the invoice as it ended: `fallido` (`timbrado_abandonado`, event
+     * `factura.timbrado_fallido` with the caller as its actor), `timbrada`, or still pending after the bounded wait.
+     */
+    async abandonarTimbrado(a: Alcance, id: string): Promise<ResultadoFactura> {
+      const f = await fila(a, id);
+      if (f.timbrado_estado !== 'pendiente') {
+        throw new ErrorNegocio(
+          'conflicto',
+          'timbrado_no_pendiente',
+          `Solo se abandona un timbrado pendiente; el de la factura ${id} está ${f.timbrado_estado}.`,
+          'id',
+        );
+      }
+      if (f.documento.pago) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'timbrado_no_abandonable',
+          `${id} es el CFDI del pago ${f.documento.pago.id}: su timbrado es parte del registro del pago y no se abandona por separado; reintente con POST /v1/facturas/${id}/timbrado/reintentar.`,
+          'id',
+        );
+      }
+      await deps.timbrador.abandonar(a, { id, organizacionId: f.organizacion_id });
+      const g = await fila(a, id);
+      return { factura: dtoFactura(g), pendiente: g.timbrado_estado === 'pendiente' };
     },
 
     /**

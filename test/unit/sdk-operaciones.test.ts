@@ -22,6 +22,7 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   obtenerFactura: (s) => s.facturas.obtener(ID),
   timbrarFactura: (s) => s.facturas.timbrar(ID),
   reintentarTimbrado: (s) => s.facturas.reintentarTimbrado(ID),
+  abandonarTimbrado: (s) => s.facturas.abandonarTimbrado(ID),
   cancelarFactura: (s) => s.facturas.cancelar(ID, { motivo: '02' }),
   descargarXmlFactura: (s) => s.facturas.xml(ID),
   descargarPdfFactura: (s) => s.facturas.pdf(ID),

@@ -39,6 +39,14 @@ export class Facturas extends Grupo {
     return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/timbrado/reintentar`, opciones });
   }
 
+  /**
+   * Abandons a pending stamping that retrying cannot fix: 200 with the invoice `fallido` (`timbrado_abandonado`),
+   * or `timbrada` if the PAC had already stamped it; 202 while the abandon goes on.
+   */
+  abandonarTimbrado(id: string, opciones?: OpcionesSolicitud): Promise<Factura> {
+    return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/timbrado/abandonar`, opciones });
+  }
+
   /** Asks for the cancellation (200 cancelled, 202 in progress: then `esperarCancelacion`). */
   cancelar(id: string, datos: CancelacionNueva, opciones?: OpcionesSolicitud): Promise<Factura> {
     return this.crearJson(`${ruta(id)}/cancelar`, datos, opciones);
