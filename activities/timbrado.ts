@@ -307,7 +307,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
         return { estado: 'rechazado', referencias, error: previo };
       }
       const quieta = ahora().getTime() - new Date(f.actualizado_en).getTime();
-      if (quieta < quietudMs) {
+      if (quietudMs > 0 && quieta < quietudMs) {
         throw new Error(
           `la factura ${e.facturaId} tuvo actividad hace ${Math.round(quieta / 1000)} s: el abandono espera a que termine un intento que pudo quedar en curso`,
         );
