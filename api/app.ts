@@ -110,7 +110,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasCuenta(servicios.cuenta, servicios.llaves));
   app.use(rutasOrganizaciones(servicios));
   app.use(rutasCertificados(servicios.certificados));
-  app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria));
+  app.use(rutasFacturas(servicios.facturas, servicios.eventos, servicios.auditoria, servicios.historia));
   app.use(rutasPagos(servicios.pagos));
   app.use(rutasRecibos(servicios.recibos));
   app.use(rutasFacturasGlobales(servicios.facturasGlobales));

@@ -37,6 +37,7 @@ import { crearLectorHistoriasTemporal } from '../temporal/historias';
 import { crearLectorFlujosTemporal } from '../temporal/flujos';
 import { crearRepositorioPendientes } from '../db/repositorios/pendientes';
 import { crearServicioPendientes } from '../servicios/pendientes';
+import { crearServicioHistoria } from '../servicios/historia';
 
 /**
  * How long a status query to the SAT may hold an API request (`GET …/estado_sat`, synchronous): past it, a 503
@@ -107,6 +108,16 @@ export function crearServicios(deps: {
     sat: (modo, consulta) => pacs[modo].estatusSat(consulta),
     csdVigente,
   });
+  const historias = crearLectorHistoriasTemporal(deps.temporal.cliente);
+  const historia = crearServicioHistoria({
+    facturas: facturasRepo,
+    pagos: pagosRepo,
+    eventos,
+    entregas,
+    correos,
+    llaves: llavesRepo,
+    flujos: historias,
+  });
   return {
     llavesRepo,
     /** The rate limits, shared by every API replica through the database. */
@@ -124,8 +135,10 @@ export function crearServicios(deps: {
       eventos,
       entregas,
       correos,
-      historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
+      historias,
+      historia: historia.historia,
     }),
+    historia,
     facturas,
     pendientes: crearServicioPendientes({
       pendientes: crearRepositorioPendientes(db),

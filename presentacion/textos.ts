@@ -63,3 +63,22 @@ export function fallaDelPac(mensaje: string | null | undefined): string {
     return 'falla de conexión';
   return (mensaje ?? '').replace(/\s+/g, ' ').slice(0, 160);
 }
+
+/** `2026-11-27 10:42:01`: a whole local date and time, for a log read line by line (`historia.txt`). */
+export function fechaHora(instante: Date, huso: string | null | undefined): string {
+  const p = Object.fromEntries(
+    new Intl.DateTimeFormat('en-CA', {
+      timeZone: zonaDe(huso),
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    })
+      .formatToParts(instante)
+      .map((x) => [x.type, x.value]),
+  );
+  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
+}

@@ -511,6 +511,41 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/facturas/{id}/historia': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    /**
+     * La historia de la factura, paso a paso
+     * @description Lo que pasó con la factura en español llano, del paso más antiguo al más reciente: quién la creó, su
+     *     sellado, cada intento con el PAC con su causa y hora (los fallos seguidos en un solo paso: «12 intentos
+     *     fallidos entre las 10:42 y las 10:44: el PAC no respondió (tiempo agotado)»), el timbre con su UUID, los
+     *     correos, cada pago con el saldo que dejó, la cancelación pedida y su respuesta, y los webhooks entregados o
+     *     fallando con el status HTTP que recibieron. Cada paso trae `en`, `tipo`, `texto`, `actor` y `detalle`.
+     *
+     *     Se arma con los eventos, el libro de pagos, los registros de correos y entregas (MySQL) y las historias de
+     *     Temporal de su timbrado y su cancelación. Si Temporal no responde, la historia responde igual sin los
+     *     intentos con el PAC y `temporal.error` lo dice. El paquete de auditoría trae la misma historia como
+     *     `historia.json` e `historia.txt`.
+     */
+    get: operations['obtenerHistoriaFactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/clientes': {
     parameters: {
       query?: never;
@@ -4163,6 +4198,75 @@ export interface components {
       datos: components['schemas']['Pendiente'][];
       paginacion: components['schemas']['Paginacion'];
     };
+    /**
+     * @description Qué pasó. Los intentos fallidos seguidos con el PAC son un solo paso (`intentos_pac`, con su número, el
+     *     intervalo y la última causa en `detalle`); `evento` es cualquier otro evento de la factura.
+     * @enum {string}
+     */
+    TipoPasoHistoria:
+      | 'creada'
+      | 'sellada'
+      | 'intentos_preparacion'
+      | 'intentos_pac'
+      | 'reintento_pedido'
+      | 'timbrado_en_espera'
+      | 'flujo_detenido'
+      | 'timbrada'
+      | 'timbrado_fallido'
+      | 'timbrado_abandonado'
+      | 'pdf_generado'
+      | 'correo_enviado'
+      | 'correo_fallido'
+      | 'correo_pendiente'
+      | 'pago'
+      | 'cancelacion_solicitada'
+      | 'intentos_cancelacion'
+      | 'cancelacion_en_espera'
+      | 'cancelada'
+      | 'cancelacion_fallida'
+      | 'webhook_entregado'
+      | 'webhook_fallando'
+      | 'webhook_fallido'
+      | 'webhook_cancelado'
+      | 'evento';
+    /**
+     * @description Quién actuó: la llave de la solicitud que lo pidió (con su nombre, si la cuenta aún la tiene) o el servicio
+     *     (`sistema`); `null` en un paso que no es de nadie (los reintentos del PAC, una entrega).
+     */
+    ActorHistoria: {
+      /** @enum {string} */
+      tipo: 'llave' | 'sistema';
+      id: string | null;
+      nombre: string | null;
+    } | null;
+    PasoHistoria: {
+      en: components['schemas']['MarcaDeTiempo'];
+      tipo: components['schemas']['TipoPasoHistoria'];
+      /** @description El paso en una frase en español, con horas del lugar de expedición. */
+      texto: string;
+      actor: components['schemas']['ActorHistoria'];
+      /** @description Los datos del paso para un programa (ids, UUID, intentos, status HTTP, saldos…), según `tipo`. */
+      detalle: {
+        [key: string]: unknown;
+      };
+    };
+    Historia: {
+      /** @enum {string} */
+      objeto: 'historia';
+      factura: string;
+      modo: components['schemas']['Modo'];
+      generada_en: components['schemas']['MarcaDeTiempo'];
+      /**
+       * @description Si se leyeron las historias de Temporal (los intentos con el PAC y sus causas salen de ellas). Sin
+       *     Temporal la historia responde igual con lo que registra MySQL, y `error` lo dice.
+       */
+      temporal: {
+        leido: boolean;
+        error: string | null;
+      };
+      /** @description Del más antiguo al más reciente. */
+      pasos: components['schemas']['PasoHistoria'][];
+    };
     /** @description El servidor SMTP aceptó un correo de una factura. */
     EventoCorreoEnviado: components['schemas']['EventoBase'] & {
       /** @enum {string} */
@@ -5017,6 +5121,12 @@ export interface components {
           | 'timbrado_no_abandonable'
           | 'timbrado_no_pendiente'
         );
+    /** @description Los códigos de error de `GET /v1/facturas/{id}/historia` (`obtenerHistoriaFactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerHistoriaFactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | 'factura_no_encontrada';
     /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelar` (`cancelarFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCancelarFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -6666,6 +6776,148 @@ export interface operations {
       404: components['responses']['NoEncontrado'];
       429: components['responses']['LimiteDeSolicitudes'];
       503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  obtenerHistoriaFactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description La historia. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "historia",
+           *       "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *       "modo": "test",
+           *       "generada_en": "2026-11-27T17:30:00.000Z",
+           *       "temporal": {
+           *         "leido": true,
+           *         "error": null
+           *       },
+           *       "pasos": [
+           *         {
+           *           "en": "2026-11-27T16:42:01.120Z",
+           *           "tipo": "creada",
+           *           "texto": "Factura A-1024 creada por la llave «Producción» (llave_01kbq2a9c1e3g5j7m9p1r3t5v7): 1740.00 MXN a URE180429TM6.",
+           *           "actor": {
+           *             "tipo": "llave",
+           *             "id": "llave_01kbq2a9c1e3g5j7m9p1r3t5v7",
+           *             "nombre": "Producción"
+           *           },
+           *           "detalle": {
+           *             "serie": "A",
+           *             "folio": "1024",
+           *             "total": "1740.00",
+           *             "cliente": "URE180429TM6"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:42:01.000Z",
+           *           "tipo": "sellada",
+           *           "texto": "Sellada con el certificado 30001000000500003416 (Fecha del CFDI 2026-11-27T10:42:01).",
+           *           "actor": {
+           *             "tipo": "sistema",
+           *             "id": null,
+           *             "nombre": null
+           *           },
+           *           "detalle": {
+           *             "no_certificado": "30001000000500003416",
+           *             "fecha": "2026-11-27T10:42:01"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:42:01.300Z",
+           *           "tipo": "intentos_pac",
+           *           "texto": "12 intentos fallidos entre las 10:42 y las 10:44: el PAC no respondió (tiempo agotado).",
+           *           "actor": null,
+           *           "detalle": {
+           *             "intentos": 12,
+           *             "desde": "2026-11-27T16:42:01.300Z",
+           *             "hasta": "2026-11-27T16:44:30.000Z",
+           *             "ultima_falla": "stamp: el PAC no respondió en 20000 ms",
+           *             "workflow": "timbrado:fac_01kbq3x7m2d5c8n9p4r6t0v2w4"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:44:52.410Z",
+           *           "tipo": "timbrada",
+           *           "texto": "Timbrada por el PAC con UUID 5FB2822E-396D-4725-8521-CDC4BDD20CCF (13 envíos al PAC), a petición de la llave «Producción» (llave_01kbq2a9c1e3g5j7m9p1r3t5v7).",
+           *           "actor": {
+           *             "tipo": "llave",
+           *             "id": "llave_01kbq2a9c1e3g5j7m9p1r3t5v7",
+           *             "nombre": "Producción"
+           *           },
+           *           "detalle": {
+           *             "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *             "tipo_evento": "factura.timbrada",
+           *             "uuid": "5FB2822E-396D-4725-8521-CDC4BDD20CCF",
+           *             "fecha_timbrado": "2026-11-27T10:44:52"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:44:53.020Z",
+           *           "tipo": "webhook_entregado",
+           *           "texto": "El webhook de factura.timbrada a https://hooks.ure.example.mx/cfdi se entregó (HTTP 200).",
+           *           "actor": null,
+           *           "detalle": {
+           *             "entrega": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *             "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *             "tipo_evento": "factura.timbrada",
+           *             "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *             "url": "https://hooks.ure.example.mx/cfdi",
+           *             "intentos": 1,
+           *             "status_http": 200
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-28T17:00:00.000Z",
+           *           "tipo": "pago",
+           *           "texto": "Pago pago_01kbq4a1b2c3d4e5f6g7h8j9k0 de 500.00 MXN (parcialidad 1), registrado por la llave «Producción» (llave_01kbq2a9c1e3g5j7m9p1r3t5v7): saldo insoluto 1240.00.",
+           *           "actor": {
+           *             "tipo": "llave",
+           *             "id": "llave_01kbq2a9c1e3g5j7m9p1r3t5v7",
+           *             "nombre": "Producción"
+           *           },
+           *           "detalle": {
+           *             "pago": "pago_01kbq4a1b2c3d4e5f6g7h8j9k0",
+           *             "parcialidad": 1,
+           *             "imp_pagado": "500.00",
+           *             "imp_saldo_anterior": "1740.00",
+           *             "imp_saldo_insoluto": "1240.00",
+           *             "vigente": true,
+           *             "factura_pago": "fac_01kbq4a2c3d4e5f6g7h8j9k0m1"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['Historia'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
     };
   };
   listarClientes: {

@@ -22,6 +22,7 @@ export type WebhookCreado = Esquemas['WebhookCreado'];
 export type Entrega = Esquemas['Entrega'];
 export type Correo = Esquemas['Correo'];
 export type Pendiente = Esquemas['Pendiente'];
+export type Historia = Esquemas['Historia'];
 export type CorreoNuevo = Esquemas['CorreoNuevo'];
 export type Recibo = Esquemas['Recibo'];
 export type EstadoRecibo = Esquemas['EstadoRecibo'];

@@ -431,19 +431,6 @@ describe('timbrarFacturaV3: abandonarTimbrado', () => {
           expect(await handle.executeUpdate(abandonarTimbrado, { args: [solicitud] })).toBe('fallido');
           expect(await espera.result()).toBe('fallido');
           expect(await handle.result()).toBe('fallido');
-          if (process.env.DEPURAR) {
-            const h = await handle.fetchHistory();
-            console.log(
-              JSON.stringify(
-                h.events!.map((e) => [
-                  e.eventTime?.seconds?.toString(),
-                  e.eventTime?.nanos,
-                  String(e.eventType),
-                  e.activityTaskScheduledEventAttributes?.activityType?.name ?? '',
-                ]),
-              ),
-            );
-          }
           expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('fallido');
           expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toEqual(['pac', 'timbrado_abandonado']);
           // A second abandon (or one after the end) answers the outcome and records nothing.

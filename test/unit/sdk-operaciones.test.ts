@@ -29,6 +29,7 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   descargarAcuseFactura: (s) => s.facturas.acuse(ID),
   obtenerEstadoSatFactura: (s) => s.facturas.estadoSat(ID),
   descargarAuditoriaFactura: (s) => s.facturas.auditoria(ID),
+  obtenerHistoriaFactura: (s) => s.facturas.historia(ID),
   crearCliente: (s) => s.clientes.crear(x),
   listarClientes: (s) => s.clientes.listar().pagina(),
   obtenerCliente: (s) => s.clientes.obtener(ID),

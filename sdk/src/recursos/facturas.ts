@@ -1,6 +1,6 @@
 import { esperarHasta, type OpcionesEspera } from '../esperar';
 import { Paginador } from '../paginacion';
-import type { CancelacionNueva, EstadoSat, Factura, FacturaNueva, FiltrosLista } from '../tipos';
+import type { CancelacionNueva, EstadoSat, Factura, FacturaNueva, FiltrosLista, Historia } from '../tipos';
 import type { OpcionesSolicitud } from '../transporte';
 import { Grupo, seg } from './comun';
 
@@ -70,6 +70,11 @@ export class Facturas extends Grupo {
   /** What the SAT says of the CFDI now (vigente or cancelado, cancelable or not), asked through the PAC. */
   estadoSat(id: string, opciones?: OpcionesSolicitud): Promise<EstadoSat> {
     return this.obtenerJson(`${ruta(id)}/estado_sat`, opciones);
+  }
+
+  /** The invoice's story as readable steps (created, sealed, PAC attempts, stamped, emails, payments, webhooks). */
+  historia(id: string, opciones?: OpcionesSolicitud): Promise<Historia> {
+    return this.obtenerJson(`${ruta(id)}/historia`, opciones);
   }
 
   /** The audit package (ZIP bytes). */
