@@ -139,6 +139,11 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['post', '/v1/recibos/{id}/facturar'],
   ['get', '/v1/recibos/{id}/qr'],
   ['post', '/v1/facturas_globales'],
+  ['get', '/v1/pendientes'],
+  ['get', '/v1/entregas'],
+  ['post', '/v1/entregas/{id}/reintentar'],
+  ['post', '/v1/facturas/{id}/timbrado/abandonar'],
+  ['get', '/v1/facturas/{id}/historia'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [
   ['get', '/salud'],
@@ -160,6 +165,8 @@ const LISTAS = [
   '/v1/eventos/{id}/entregas',
   '/v1/correos',
   '/v1/recibos',
+  '/v1/pendientes',
+  '/v1/entregas',
   '/v1/llaves_api',
 ];
 // Operator routes: loopback or the operator's bearer token, with a 401 of their own.
