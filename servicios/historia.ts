@@ -190,8 +190,10 @@ export function crearServicioHistoria(deps: DepsHistoria) {
     });
 
     if (f.no_certificado && e.fecha) {
+      // The Fecha has whole seconds: never before the creation it follows.
+      const sellada = Math.max(desdeLocal(e.fecha, huso).getTime(), f.creado_en.getTime());
       paso({
-        en: iso(desdeLocal(e.fecha, huso)),
+        en: iso(new Date(sellada)),
         tipo: 'sellada',
         texto: `Sellada con el certificado ${f.no_certificado} (Fecha del CFDI ${e.fecha}).`,
         actor: await actor(null),
@@ -200,6 +202,12 @@ export function crearServicioHistoria(deps: DepsHistoria) {
     }
 
     // The PAC's tries, run after run: consecutive failures read as one step.
+    let contados = 0;
+    /** The failed sends MySQL counted that no series of the history did (at most one such group is filled). */
+    const sinContar = () => {
+      const n = f.timbrado_intentos - (f.uuid ? 1 : 0) - contados;
+      return n >= 1 ? n : null;
+    };
     for (const r of flujos.r) {
       const cancelacion = r.workflowId.startsWith('cancelacion:');
       if (cancelacion) {
@@ -217,7 +225,6 @@ export function crearServicioHistoria(deps: DepsHistoria) {
         hasta: Date;
         n: number | null;
         falla: string | null;
-        cortado: boolean;
       }
       let grupo: Grupo | null = null;
       const cerrar = () => {
@@ -225,19 +232,26 @@ export function crearServicioHistoria(deps: DepsHistoria) {
         const causa = cancelacion
           ? `el PAC no respondió a la cancelación (${fallaDelPac(grupo.falla)})`
           : `el PAC no respondió (${fallaDelPac(grupo.falla)})`;
+        // A retrying activity cut short in its backoff leaves no count in the history: MySQL counted the sends.
+        const n = grupo.n ?? (cancelacion ? null : sinContar());
+        const lapso =
+          h(grupo.desde) === h(grupo.hasta)
+            ? `a las ${h(grupo.desde)}`
+            : `entre las ${h(grupo.desde)} y las ${h(grupo.hasta)}`;
         const cuando =
-          grupo.n === 1
+          n === 1
             ? `Intento fallido a las ${h(grupo.desde)}`
-            : grupo.n === null
-              ? `Intentos fallidos entre las ${h(grupo.desde)} y las ${h(grupo.hasta)}`
-              : `${grupo.n} intentos fallidos entre las ${h(grupo.desde)} y las ${h(grupo.hasta)}`;
+            : n === null
+              ? `Intentos fallidos ${lapso}`
+              : `${n} intentos fallidos ${lapso}`;
+        if (!cancelacion && n !== null) contados += n;
         paso({
           en: iso(grupo.desde),
           tipo: cancelacion ? 'intentos_cancelacion' : 'intentos_pac',
-          texto: `${cuando}: ${causa}${grupo.cortado ? '; se cortó la espera para intentar de nuevo' : ''}.`,
+          texto: `${cuando}: ${causa}.`,
           actor: null,
           detalle: {
-            intentos: grupo.n,
+            intentos: n,
             desde: iso(grupo.desde),
             hasta: iso(grupo.hasta),
             ultima_falla: grupo.falla,
@@ -249,11 +263,10 @@ export function crearServicioHistoria(deps: DepsHistoria) {
       for (const s of r.series) {
         const deLaOperacion = cancelacion ? CANCELACION.has(s.actividad) : PAC.has(s.actividad);
         if (deLaOperacion && s.fallidos !== 0) {
-          const g: Grupo = grupo ?? { desde: s.desde, hasta: s.hasta, n: 0, falla: null, cortado: false };
+          const g: Grupo = grupo ?? { desde: s.desde, hasta: s.hasta, n: 0, falla: null };
           g.hasta = s.hasta;
           g.n = g.n === null || s.fallidos === null ? null : g.n + s.fallidos;
           g.falla = s.ultimaFalla ?? g.falla;
-          g.cortado = s.resultado === 'cancelada';
           grupo = g;
         }
         if (s.actividad === 'prepararTimbrado' && s.fallidos) {

@@ -168,11 +168,13 @@ function valor(p: { data?: Uint8Array | null } | null | undefined): unknown {
   }
 }
 
-/** The innermost message of a failure (an activity's own error under its wrappers). */
+/**
+ * A failure's message: the activity's own error (`stamp: HTTP 500, …`), which says what was being done; its
+ * causes' when it has none.
+ */
 function mensaje(f: { message?: string | null; cause?: unknown } | null | undefined): string | null {
-  let m = f?.message ?? null;
-  for (let c = f?.cause as typeof f; c; c = c.cause as typeof f) if (c.message) m = c.message;
-  return m;
+  for (let c = f; c; c = c.cause as typeof f) if (c.message) return c.message;
+  return null;
 }
 
 /**
