@@ -302,6 +302,44 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/facturas/{id}/cancelacion/reintentar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reintenta ahora una cancelación en curso
+     * @description Sin cuerpo. Para una factura con `cancelacion.estado: solicitada` (el PAC no ha respondido y la solicitud
+     *     espera su siguiente reintento, hasta 30 s después del anterior) o `en_proceso` (el receptor debe aceptarla y
+     *     el SAT se consulta periódicamente): corta esa espera y pide la cancelación al PAC, o consulta al SAT, en
+     *     este momento, y espera la respuesta como `POST …/cancelar`. No se pide dos veces: el PAC responde a una
+     *     solicitud repetida con su estado actual. Si el workflow de la cancelación ya no existe (un operador lo
+     *     terminó en Temporal), lo inicia de nuevo.
+     *
+     *     - 200 con la factura `cancelada`.
+     *     - 202 si la cancelación sigue en curso.
+     *     - 409 `cancelacion_no_pendiente` si no hay una cancelación en curso (ninguna, o ya `aceptada`, `rechazada`
+     *       o `vencida`).
+     *     - 422 `cancelacion_rechazada` si el PAC la rechaza en este intento, como en `POST …/cancelar`.
+     *     - 503 `temporal_no_disponible` si Temporal no respondió (nada cambió; reintente).
+     */
+    post: operations['reintentarCancelacion'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/facturas/{id}/xml': {
     parameters: {
       query?: never;
@@ -4749,6 +4787,7 @@ export interface components {
       | 'base_invalida'
       | 'base_no_positiva'
       | 'cancelacion_en_curso'
+      | 'cancelacion_no_pendiente'
       | 'cancelacion_rechazada'
       | 'caracter_no_permitido'
       | 'catalogo_no_encontrado'
@@ -5127,6 +5166,19 @@ export interface components {
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | 'factura_no_encontrada';
+    /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelacion/reintentar` (`reintentarCancelacion`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorReintentarCancelacion:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'cancelacion_no_pendiente'
+          | 'cancelacion_rechazada'
+          | 'factura_no_encontrada'
+          | 'temporal_no_disponible'
+        );
     /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelar` (`cancelarFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCancelarFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -6541,6 +6593,74 @@ export interface operations {
     };
     responses: {
       /** @description Factura cancelada de inmediato. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description Cancelación en proceso; la factura sigue `timbrada`. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  reintentarCancelacion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Factura cancelada. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];

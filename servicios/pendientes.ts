@@ -152,6 +152,15 @@ export function crearServicioPendientes(deps: DepsPendientes) {
             mensaje: `La solicitud de cancelación espera la primera respuesta del PAC ${desdeTexto}`,
           };
         }
+        acciones.push(
+          accion(
+            'reintentar',
+            `/v1/facturas/${f.id}/cancelacion/reintentar`,
+            paso === 'solicitud'
+              ? 'Corta la espera y pide la cancelación al PAC ahora (uno que ya la recibió responde su estado).'
+              : 'Consulta ahora al SAT el estado de la cancelación, sin esperar la siguiente consulta.',
+          ),
+        );
         break;
       }
       case 'pago': {

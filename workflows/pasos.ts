@@ -64,7 +64,13 @@ export interface Abandono {
 export function crearEsperas(abandono?: Abandono) {
   let actual: CancellationScope | undefined;
   let pedido = false;
+  // A workflow's own wait between steps (a cancellation's polling) that the same request cuts short.
+  let despertar: (() => void) | undefined;
   setHandler(reintentarAhora, () => {
+    if (despertar) {
+      despertar();
+      return true;
+    }
     if (!actual) return false;
     pedido = true;
     actual.cancel();
@@ -92,8 +98,22 @@ export function crearEsperas(abandono?: Abandono) {
       }
     }
   }
+  /**
+   * `sleep(ms)` that an operator's retry-now ends early: the same one timer in the history (`condition` with a
+   * timeout), so a run replays the same whether or not it was cut.
+   */
+  async function dormir(ms: number): Promise<void> {
+    let cortado = false;
+    despertar = () => void (cortado = true);
+    try {
+      await condition(() => cortado, ms);
+    } finally {
+      despertar = undefined;
+    }
+  }
   return Object.assign(cancelable, {
     abandonada,
+    dormir,
     /** The abandon's cut: the step in progress is cancelled, and waits for its attempt to end. */
     cortar: () => actual?.cancel(),
   });

@@ -48,6 +48,9 @@ export function rutasFacturas(
   r.post('/v1/facturas/:id/timbrado/abandonar', async (req, res) => {
     responder(res, await facturas.abandonarTimbrado(alcanceDe(req), req.params.id), 200);
   });
+  r.post('/v1/facturas/:id/cancelacion/reintentar', async (req, res) => {
+    responder(res, await facturas.reintentarCancelacion(alcanceDe(req), req.params.id), 200);
+  });
   r.post('/v1/facturas/:id/cancelar', async (req, res) => {
     responder(
       res,

@@ -52,6 +52,11 @@ export interface Timbrador {
 /** Starts (or joins) the one cancellation workflow of an invoice and waits for the PAC's first answer. */
 export interface Cancelador {
   cancelar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
+  /**
+   * A cancellation in progress tries again now: its PAC call's backoff, or its wait before the next SAT check, is
+   * cut short; a cancellation whose workflow is gone (terminated) starts again. Waits like `cancelar`.
+   */
+  reintentar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
 }
 
 /**
@@ -400,6 +405,27 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         );
       });
       await deps.cancelador.cancelar(a, { id, organizacionId: f.organizacion_id });
+      return resultadoCancelacion(a, id);
+    },
+
+    /**
+     * POST …/cancelacion/reintentar: a cancellation still `solicitada` (the PAC not answering) or `en_proceso` (the
+     * receiver deciding) asks again now instead of at its next retry or poll. The PAC answers a repeated request
+     * with its current state (202), so nothing is requested twice.
+     */
+    async reintentarCancelacion(a: Alcance, id: string): Promise<ResultadoFactura> {
+      const f = await fila(a, id);
+      if (!cancelacionEnCurso(f.cancelacion)) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'cancelacion_no_pendiente',
+          `Solo se reintenta una cancelación en curso (solicitada o en_proceso); la factura ${id} ${
+            f.cancelacion ? `tiene su cancelación ${f.cancelacion.estado}` : 'no tiene cancelación solicitada'
+          }.`,
+          'id',
+        );
+      }
+      await deps.cancelador.reintentar(a, { id, organizacionId: f.organizacion_id });
       return resultadoCancelacion(a, id);
     },
 

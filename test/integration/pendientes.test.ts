@@ -34,7 +34,7 @@ describe('pendientes: encontrar y actuar desde la API', () => {
   };
   const item = (lista: any[], tipo: string, id: string) => lista.find((x) => x.tipo === tipo && x.id === id);
 
-  it('una cancelación atorada y un timbrado terminado aparecen con su causa; el timbrado se reintenta y timbra una vez', async () => {
+  it('una cancelación atorada y un timbrado terminado aparecen con su causa; se reintentan: cancelada, y timbrada una vez', async () => {
     const timbrada = await c.http.post('/v1/facturas', facturaNueva(c));
     expect(timbrada.status).toBe(201);
 
@@ -79,8 +79,15 @@ describe('pendientes: encontrar y actuar desde la API', () => {
     );
     expect(t.acciones.map((a: any) => a.accion)).toEqual(['reintentar', 'abandonar']);
 
+    expect(c1.acciones.map((a: any) => a.ruta)).toEqual([
+      `/v1/facturas/${timbrada.body.id}/cancelacion/reintentar`,
+    ]);
+
     await fallasPac(pila, 'normal');
-    // The listed action, as a console would take it.
+    // The listed actions, as a console would take them: the cancellation asks the PAC now, not at its next retry.
+    const cancelada = await c.http.post(c1.acciones[0].ruta);
+    expect(cancelada.status).toBe(200);
+    expect(cancelada.body).toMatchObject({ estado: 'cancelada', cancelacion: { estado: 'aceptada' } });
     const accion = t.acciones[0];
     const r = await c.http.post(accion.ruta);
     expect(r.status).toBe(200);
@@ -90,7 +97,7 @@ describe('pendientes: encontrar y actuar desde la API', () => {
       .where('xml_timbrado', 'like', `%Serie="${c.serie}"%`)
       .andWhere('xml_timbrado', 'like', `%Folio="${r.body.folio}"%`);
     expect(timbres.map((x) => String(x.uuid).toUpperCase())).toEqual([r.body.uuid]);
-    // The cancellation ends by itself once the PAC answers; then neither is pending.
+    // Neither is pending any more.
     await esperar(async () => {
       const l = await pendientes();
       return !item(l, 'cancelacion', timbrada.body.id) && !item(l, 'timbrado', id) ? true : undefined;

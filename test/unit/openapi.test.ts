@@ -143,6 +143,7 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['get', '/v1/entregas'],
   ['post', '/v1/entregas/{id}/reintentar'],
   ['post', '/v1/facturas/{id}/timbrado/abandonar'],
+  ['post', '/v1/facturas/{id}/cancelacion/reintentar'],
   ['get', '/v1/facturas/{id}/historia'],
 ];
 const OPERACIONES_SALUD: [Metodo, string][] = [

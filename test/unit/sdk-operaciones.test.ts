@@ -24,6 +24,7 @@ const INVOCACIONES: Record<Exclude<keyof operations, Fuera>, (sdk: ClienteCfdi) 
   reintentarTimbrado: (s) => s.facturas.reintentarTimbrado(ID),
   abandonarTimbrado: (s) => s.facturas.abandonarTimbrado(ID),
   cancelarFactura: (s) => s.facturas.cancelar(ID, { motivo: '02' }),
+  reintentarCancelacion: (s) => s.facturas.reintentarCancelacion(ID),
   descargarXmlFactura: (s) => s.facturas.xml(ID),
   descargarPdfFactura: (s) => s.facturas.pdf(ID),
   descargarAcuseFactura: (s) => s.facturas.acuse(ID),

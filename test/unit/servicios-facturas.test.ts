@@ -447,6 +447,35 @@ describe('facturas.abandonarTimbrado', () => {
   });
 });
 
+describe('facturas.reintentarCancelacion', () => {
+  it('una cancelación en curso se reintenta ahora y se responde como cancelar: cancelada o aún en curso', async () => {
+    const f = await timbrada();
+    s.cancelador.desenlace('sin_respuesta');
+    expect((await s.facturas.cancelar(a, f.id, { motivo: '02' })).pendiente).toBe(true);
+    s.cancelador.desenlace('en_proceso');
+    const r1 = await s.facturas.reintentarCancelacion(a, f.id);
+    expect([r1.pendiente, r1.factura.cancelacion?.estado]).toEqual([true, 'en_proceso']);
+    const r2 = await s.facturas.reintentarCancelacion(a, f.id);
+    expect([r2.pendiente, r2.factura.estado]).toEqual([false, 'cancelada']);
+    expect(s.cancelador.reintentos.map((l) => l.factura)).toEqual([
+      { id: f.id, organizacionId: ids.org },
+      { id: f.id, organizacionId: ids.org },
+    ]);
+  });
+
+  it('sin cancelación en curso → 409 cancelacion_no_pendiente; ajena → 404; nada se pide', async () => {
+    const f = await timbrada();
+    const e = await rechazoSinEscrituras(s.m, () => s.facturas.reintentarCancelacion(a, f.id));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'cancelacion_no_pendiente', 'id']);
+    await s.facturas.cancelar(a, f.id, { motivo: '02' });
+    const hecha = await rechazoSinEscrituras(s.m, () => s.facturas.reintentarCancelacion(a, f.id));
+    expect(hecha.message).toContain('tiene su cancelación aceptada');
+    const otro = await errorNegocio(s.facturas.reintentarCancelacion(alcance('cta_b'), f.id));
+    expect(otro.codigo).toBe('factura_no_encontrada');
+    expect(s.cancelador.reintentos).toEqual([]);
+  });
+});
+
 describe('facturas.listar: timbrados pendientes y su antigüedad', () => {
   it('filtra por timbrado_estado y por fecha de creación', async () => {
     s.timbrador.desenlace('pendiente');

@@ -180,7 +180,12 @@ describe('pendientes: lo que registra MySQL, completado con Temporal', () => {
       paso: 'respuesta_receptor',
       ultima_causa: { codigo: 'esperando_receptor' },
       recursos: { factura: f1.id },
-      acciones: [],
+      acciones: [
+        expect.objectContaining({
+          accion: 'reintentar',
+          ruta: `/v1/facturas/${f1.id}/cancelacion/reintentar`,
+        }),
+      ],
     });
     expect(de(f2.id)).toMatchObject({ paso: 'solicitud', ultima_causa: { codigo: 'pac_no_disponible' } });
     expect(de(f2.id).ultima_causa!.mensaje).toMatch(

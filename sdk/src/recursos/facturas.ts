@@ -47,6 +47,11 @@ export class Facturas extends Grupo {
     return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/timbrado/abandonar`, opciones });
   }
 
+  /** A cancellation in progress asks the PAC (or the SAT) again now: 200 cancelled, 202 still in progress. */
+  reintentarCancelacion(id: string, opciones?: OpcionesSolicitud): Promise<Factura> {
+    return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/cancelacion/reintentar`, opciones });
+  }
+
   /** Asks for the cancellation (200 cancelled, 202 in progress: then `esperarCancelacion`). */
   cancelar(id: string, datos: CancelacionNueva, opciones?: OpcionesSolicitud): Promise<Factura> {
     return this.crearJson(`${ruta(id)}/cancelar`, datos, opciones);

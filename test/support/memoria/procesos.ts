@@ -105,8 +105,14 @@ export type DesenlaceCancelacion = 'aceptada' | 'en_proceso' | 'sin_respuesta' |
 
 export function crearCanceladorEnMemoria(p: Puertos) {
   const llamadas: Llamada[] = [];
+  const reintentos: Llamada[] = [];
   const desenlaces = crearGuion<DesenlaceCancelacion>(() => 'aceptada');
   const cancelador: Cancelador = {
+    // The workflow's retry-now, then its answer as `cancelar` would give it.
+    async reintentar(alcance, factura) {
+      reintentos.push({ alcance, factura });
+      await cancelador.cancelar(alcance, factura);
+    },
     async cancelar(alcance, factura) {
       llamadas.push({ alcance, factura });
       const d = desenlaces.siguiente();
@@ -130,5 +136,5 @@ export function crearCanceladorEnMemoria(p: Puertos) {
       }
     },
   };
-  return { ...cancelador, llamadas, desenlace: desenlaces.poner };
+  return { ...cancelador, llamadas, reintentos, desenlace: desenlaces.poner };
 }
