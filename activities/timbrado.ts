@@ -10,7 +10,7 @@ import type { RepositorioRecibos } from '../db/repositorios/recibos';
 import type { RepositorioFacturasGlobales } from '../db/repositorios/facturas-globales';
 import type { RepositorioPagos } from '../db/repositorios/pagos';
 import type { Transacciones } from '../db/transacciones';
-import { alcanceSistema, type Modo, type Origen } from '../dominio/alcance';
+import { alcanceSistema, type Alcance, type Modo, type Origen } from '../dominio/alcance';
 import { RegistroDuplicado } from '../dominio/errores';
 import type { ErrorTimbrado } from '../dominio/factura';
 import type { PuertoPac, ResultadoTimbrado, TimbreObtenido } from '../pac/puerto';
@@ -32,6 +32,11 @@ export interface EntradaTimbrado {
   origen?: Origen;
   /** The stamping workflow renders the PDF itself (timbrarFacturaV3): the step that stores the stamp hands nothing over. */
   pdfEnElFlujo?: boolean;
+}
+
+/** Who asked to abandon a stamping, and for which request: the actor of its `factura.timbrado_fallido`. */
+export interface SolicitudAbandono {
+  origen?: Origen;
 }
 
 /**
@@ -283,29 +288,66 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
      * A definitive rejection: the invoice stays a draft with the error, and the sealed XML is dropped. A payment
      * CFDI the PAC refused never became a document: its payment gives the balances back and ends `rechazado`.
      */
-    async registrarRechazo(e: EntradaTimbrado, error: ErrorTimbrado): Promise<void> {
-      const a = alcanceSistema(e);
-      const guardado = await d.transacciones.ejecutar(async (tx) => {
-        const f = await d.facturas.bloquear(tx, a, e.facturaId);
-        if (!f || f.timbrado_estado !== 'pendiente') return false;
-        await d.facturas.guardarRechazo(tx, a, e.facturaId, error);
-        if (f.tipo === 'pago') {
-          await d.pagos.revertir(tx, a, e.facturaId, {
-            tipo: 'regla_de_negocio',
-            codigo: 'timbrado_rechazado',
-            mensaje: `El PAC rechazó el CFDI de pago ${e.facturaId}: ${error.codigo} ${error.mensaje} El pago no quedó registrado y los saldos no cambiaron: corrija la causa y registre el pago de nuevo.`,
-          });
-        }
-        // A receipt's sale is never left on a failed CFDI: the buyer's receipt as before the request, and the
-        // receipts of a global (not of a reissue: its workflow gives them back to the global it was to replace).
-        await d.recibos.devolverPorRechazo(tx, a, e.facturaId, ahora());
-        const global = await d.facturasGlobales.obtener(a, e.facturaId, tx);
-        if (global && !global.reemplaza) await d.recibos.liberarDeGlobal(tx, a, e.facturaId, ahora());
-        const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
-        await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', factura);
-        return true;
-      });
-      if (guardado) d.metricas.timbrado('rechazada');
+    registrarRechazo: (e: EntradaTimbrado, error: ErrorTimbrado) => rechazar(e, error, alcanceSistema(e)),
+
+    /**
+     * An operator abandons a pending stamping (its workflow stopped trying first). Exactly once still: if an
+     * attempt was ever sent, the PAC is asked for the stamp of that sealed XML, as every retry does, and a stamp
+     * it has is recorded instead (the invoice ends stamped, with its event). Otherwise the invoice ends `fallido`
+     * with `timbrado_abandonado` and its `factura.timbrado_fallido`, whose actor is the one who abandoned it.
+     * `quietudMs`: an earlier run's attempt may still be in flight; until the invoice has been quiet that long,
+     * the activity fails and Temporal retries it.
+     */
+    async registrarAbandono(e: EntradaTimbrado, s: SolicitudAbandono, quietudMs: number): Promise<Paso> {
+      const f = await cargar(e);
+      const referencias = referenciasDe(f);
+      if (f.estado !== 'borrador' || f.timbrado_estado === 'timbrada') return timbrada(e, referencias);
+      if (f.timbrado_estado !== 'pendiente') {
+        const previo = f.timbrado_error ?? { codigo: 'timbrado_fallido', mensaje: 'Timbrado fallido.' };
+        return { estado: 'rechazado', referencias, error: previo };
+      }
+      const quieta = ahora().getTime() - new Date(f.actualizado_en).getTime();
+      if (quietudMs > 0 && quieta < quietudMs) {
+        throw new Error(
+          `la factura ${e.facturaId} tuvo actividad hace ${Math.round(quieta / 1000)} s: el abandono espera a que termine un intento que pudo quedar en curso`,
+        );
+      }
+      if (f.xmlSellado && f.timbrado_intentos > 0) {
+        const previo = await d.pacPara(e.modo).consultarTimbre(f.xmlSellado);
+        if (previo.tipo === 'timbrado') return registrarTimbre(e, f, previo);
+      }
+      const error: ErrorTimbrado = {
+        codigo: 'timbrado_abandonado',
+        mensaje: `El timbrado se abandonó a petición de ${s.origen ? `la llave ${s.origen.llaveId}` : 'un operador'} sin que el PAC lo timbrara (${f.timbrado_intentos} intentos): la factura queda en borrador y puede timbrarse de nuevo con POST /v1/facturas/${e.facturaId}/timbrar.`,
+        paso: 'pac',
+      };
+      await rechazar(e, error, alcanceSistema({ ...e, origen: s.origen }));
+      return { estado: 'rechazado', referencias, error };
     },
   };
+
+  /** Records a stamping that ended without a stamp, with its event written by `a` (its actor and request). */
+  async function rechazar(e: EntradaTimbrado, error: ErrorTimbrado, a: Alcance): Promise<void> {
+    const guardado = await d.transacciones.ejecutar(async (tx) => {
+      const f = await d.facturas.bloquear(tx, a, e.facturaId);
+      if (!f || f.timbrado_estado !== 'pendiente') return false;
+      await d.facturas.guardarRechazo(tx, a, e.facturaId, error);
+      if (f.tipo === 'pago') {
+        await d.pagos.revertir(tx, a, e.facturaId, {
+          tipo: 'regla_de_negocio',
+          codigo: 'timbrado_rechazado',
+          mensaje: `El PAC rechazó el CFDI de pago ${e.facturaId}: ${error.codigo} ${error.mensaje} El pago no quedó registrado y los saldos no cambiaron: corrija la causa y registre el pago de nuevo.`,
+        });
+      }
+      // A receipt's sale is never left on a failed CFDI: the buyer's receipt as before the request, and the
+      // receipts of a global (not of a reissue: its workflow gives them back to the global it was to replace).
+      await d.recibos.devolverPorRechazo(tx, a, e.facturaId, ahora());
+      const global = await d.facturasGlobales.obtener(a, e.facturaId, tx);
+      if (global && !global.reemplaza) await d.recibos.liberarDeGlobal(tx, a, e.facturaId, ahora());
+      const factura = dtoFactura((await d.facturas.obtener(a, e.facturaId, tx))!);
+      await d.eventos.registrar(tx, a, 'factura.timbrado_fallido', factura);
+      return true;
+    });
+    if (guardado) d.metricas.timbrado('rechazada');
+  }
 }

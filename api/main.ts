@@ -1,4 +1,4 @@
-import { crearRepositorioFacturas } from '../db/repositorios/facturas';
+import { crearRepositorioPendientes } from '../db/repositorios/pendientes';
 import { crearRepositorioSondas } from '../db/repositorios/sondas';
 import { cargarConfig, reintentosCorreo } from '../config/config';
 import { CatalogosEnMemoria } from '../db/catalogos/memoria';
@@ -22,7 +22,7 @@ async function main() {
   const catalogos = await CatalogosEnMemoria.cargar(db);
   // The first autocomplete request should not pay for indexing 150k records.
   catalogos.preparar();
-  const metricas = crearMetricasApi(crearRepositorioFacturas(db));
+  const metricas = crearMetricasApi(crearRepositorioPendientes(db));
   const app = crearApp({
     logger,
     servicios: crearServicios({

@@ -1,12 +1,13 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { rutaOpenApi } from '../config/rutas';
-import type { RepositorioFacturas } from '../db/repositorios/facturas';
+import type { RepositorioPendientes } from '../db/repositorios/pendientes';
+import { TIPOS_PENDIENTE } from '../dominio/pendiente';
 import type { Logger } from '../log/logger';
 import { crearPlantillaDeRuta, rutasDelContrato } from './plantillas-ruta';
 import { RUTAS_DOCUMENTACION } from './rutas/documentacion';
 
-/** Where the scrape-time gauges come from: an index range, whatever the table's size. */
-export type FuenteMetricas = Pick<RepositorioFacturas, 'pendientesDeTimbrar'>;
+/** Where the scrape-time gauges come from: an index range per kind of operation, whatever the tables' size. */
+export type FuenteMetricas = Pick<RepositorioPendientes, 'atrasos'>;
 
 /** The API process's metrics, served in Prometheus text at the operator's `GET /metricas`. */
 export interface MetricasApi {
@@ -52,6 +53,18 @@ export function crearMetricasApi(fuente: FuenteMetricas): MetricasApi {
     help: 'Antigüedad, desde su creación, de la factura pendiente de timbrar más antigua; 0 si no hay (NaN si MySQL no respondió).',
     registers: [registro],
   });
+  const operaciones = new Gauge({
+    name: 'cfdi_operaciones_pendientes',
+    help: 'Operaciones no finales de todas las cuentas, por tipo: timbrado, cancelacion, pago, correo, entrega, reexpedicion (NaN si MySQL no respondió).',
+    labelNames: ['tipo'] as const,
+    registers: [registro],
+  });
+  const operacionMasAntigua = new Gauge({
+    name: 'cfdi_operacion_pendiente_mas_antigua_segundos',
+    help: 'Antigüedad de la operación pendiente más antigua de cada tipo; 0 si no hay (NaN si MySQL no respondió).',
+    labelNames: ['tipo'] as const,
+    registers: [registro],
+  });
 
   return {
     tipoContenido: registro.contentType,
@@ -62,14 +75,24 @@ export function crearMetricasApi(fuente: FuenteMetricas): MetricasApi {
     },
     async exponer(log) {
       try {
-        const t = await fuente.pendientesDeTimbrar();
-        pendientes.set(t.pendientes);
-        masAntiguo.set(t.masAntiguoSegundos);
+        for (const t of await fuente.atrasos()) {
+          operaciones.set({ tipo: t.tipo }, t.pendientes);
+          operacionMasAntigua.set({ tipo: t.tipo }, t.masAntiguoSegundos);
+          // The stamping gauges of before, kept for the dashboards that read them.
+          if (t.tipo === 'timbrado') {
+            pendientes.set(t.pendientes);
+            masAntiguo.set(t.masAntiguoSegundos);
+          }
+        }
       } catch (err) {
         // The HTTP figures matter most when MySQL fails: they are served, and the unknown gauges say NaN.
-        log.warn({ err }, 'métricas: no se pudieron leer los timbrados pendientes');
+        log.warn({ err }, 'métricas: no se pudieron leer las operaciones pendientes');
         pendientes.set(NaN);
         masAntiguo.set(NaN);
+        for (const tipo of TIPOS_PENDIENTE) {
+          operaciones.set({ tipo }, NaN);
+          operacionMasAntigua.set({ tipo }, NaN);
+        }
       }
       return registro.metrics();
     },

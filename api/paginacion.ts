@@ -30,14 +30,24 @@ export type PrefijoLista =
   | 'cor'
   | 'rec';
 
-function decodificar(cursor: string, prefijo: PrefijoLista, ambito?: string): string {
+function decodificar(
+  cursor: string,
+  prefijo: PrefijoLista | readonly PrefijoLista[],
+  ambito?: string,
+): string {
+  const prefijos = typeof prefijo === 'string' ? prefijo : prefijo.join('|');
   try {
     const { v, id, a } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
       v?: number;
       id?: unknown;
       a?: unknown;
     };
-    if (v === 1 && a === ambito && typeof id === 'string' && new RegExp(`^${prefijo}_[0-9a-z]{26}$`).test(id))
+    if (
+      v === 1 &&
+      a === ambito &&
+      typeof id === 'string' &&
+      new RegExp(`^(?:${prefijos})_[0-9a-z]{26}$`).test(id)
+    )
       return id;
   } catch {
     // falls through to the error
@@ -50,8 +60,15 @@ function decodificar(cursor: string, prefijo: PrefijoLista, ambito?: string): st
   );
 }
 
-/** Reads `paginacion.limite` and `paginacion.cursor_inicio` (already type-checked by the OpenAPI validator). */
-export function leerPagina(query: Record<string, unknown>, prefijo: PrefijoLista, ambito?: string): Pagina {
+/**
+ * Reads `paginacion.limite` and `paginacion.cursor_inicio` (already type-checked by the OpenAPI validator). A list
+ * of several kinds of item (the pending view) names every prefix its items may have.
+ */
+export function leerPagina(
+  query: Record<string, unknown>,
+  prefijo: PrefijoLista | readonly PrefijoLista[],
+  ambito?: string,
+): Pagina {
   const limite =
     query['paginacion.limite'] === undefined ? LIMITE_POR_DEFECTO : Number(query['paginacion.limite']);
   if (!Number.isInteger(limite) || limite < 1 || limite > LIMITE_MAXIMO) {

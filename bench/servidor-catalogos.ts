@@ -29,7 +29,7 @@ async function main() {
   // The API's own server: catalog reads never reach Express, which here only answers the rest with 404.
   // Every request pays for its metrics too; nothing scrapes them here, so the MySQL figures are never read.
   const metricas = crearMetricasApi({
-    pendientesDeTimbrar: () => Promise.reject(new Error('sin base de datos en este benchmark')),
+    atrasos: () => Promise.reject(new Error('sin base de datos en este benchmark')),
   });
   const app = express();
   app.use(contexto(logger, metricas));

@@ -38,6 +38,10 @@ import { crearProgramadorGlobal } from '../temporal/programaciones-globales';
 import { crearServicioWebhooks } from '../servicios/webhooks';
 import { crearSalidaDeEventos, type TemporalEntregas } from '../temporal/despachador';
 import { crearLectorHistoriasTemporal } from '../temporal/historias';
+import { crearLectorFlujosTemporal } from '../temporal/flujos';
+import { crearRepositorioPendientes } from '../db/repositorios/pendientes';
+import { crearServicioPendientes } from '../servicios/pendientes';
+import { crearServicioHistoria } from '../servicios/historia';
 
 /**
  * How long a status query to the SAT may hold an API request (`GET …/estado_sat`, synchronous): past it, a 503
@@ -126,6 +130,16 @@ export function crearServicios(deps: {
     timbrador,
     csdVigente,
   });
+  const historias = crearLectorHistoriasTemporal(deps.temporal.cliente);
+  const historia = crearServicioHistoria({
+    facturas: facturasRepo,
+    pagos: pagosRepo,
+    eventos,
+    entregas,
+    correos,
+    llaves: llavesRepo,
+    flujos: historias,
+  });
   return {
     llavesRepo,
     /** The rate limits, shared by every API replica through the database. */
@@ -143,9 +157,16 @@ export function crearServicios(deps: {
       eventos,
       entregas,
       correos,
-      historias: crearLectorHistoriasTemporal(deps.temporal.cliente),
+      historias,
+      historia: historia.historia,
     }),
+    historia,
     facturas,
+    pendientes: crearServicioPendientes({
+      pendientes: crearRepositorioPendientes(db),
+      organizaciones,
+      flujos: crearLectorFlujosTemporal(cliente),
+    }),
     webhooks: crearServicioWebhooks({
       webhooks: crearRepositorioWebhooks(db),
       entregas,

@@ -199,6 +199,51 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/facturas/{id}/timbrado/abandonar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Abandona un timbrado pendiente que reintentar no arregla
+     * @description Sin cuerpo. Para una factura con `timbrado.estado: pendiente` que no se timbrará por más que se reintente
+     *     (un PAC que falla siempre con ese documento; en modo test, una falla del sandbox por documento como
+     *     `SANDBOX:ERROR_500`). Sigue siendo exactamente una vez: el workflow de timbrado deja de intentar (el intento
+     *     en curso termina primero) y pregunta al PAC si ya timbró el mismo XML sellado, como antes de cada
+     *     reintento.
+     *
+     *     - Si el PAC lo había timbrado, se guarda ese timbre: 200 con la factura `timbrada` (y su evento
+     *       `factura.timbrada`).
+     *     - Si no, la factura queda en `borrador` con `timbrado.estado: fallido` y `timbrado.ultimo_error.codigo:
+     *       timbrado_abandonado`, con el evento `factura.timbrado_fallido` cuyo `actor` es la llave que lo pidió: 200.
+     *       Puede timbrarse de nuevo con `POST …/timbrar`.
+     *     - 202 si aún no termina (el PAC no responde a la consulta): el abandono sigue y la factura lo dirá.
+     *     - 409 `timbrado_no_pendiente` si el timbrado no está pendiente; 409 `timbrado_no_abandonable` para un CFDI
+     *       de pago (su timbrado es parte del registro del pago: reintente) o un timbrado que corre en una versión
+     *       anterior del workflow (termínelo en Temporal y pídalo otra vez).
+     *     - 503 `temporal_no_disponible` si Temporal no respondió (nada cambió; reintente).
+     *
+     *     Si el workflow de timbrado ya no corre (un operador lo terminó), se inicia uno que solo registra el
+     *     abandono, después de que la factura lleve un minuto sin actividad: un intento de la ejecución terminada
+     *     pudo quedar en curso y su respuesta se espera.
+     */
+    post: operations['abandonarTimbrado'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/facturas/{id}/cancelar': {
     parameters: {
       query?: never;
@@ -251,6 +296,44 @@ export interface paths {
      *     en cualquier momento: `GET /v1/facturas/{id}/estado_sat`.
      */
     post: operations['cancelarFactura'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/facturas/{id}/cancelacion/reintentar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reintenta ahora una cancelación en curso
+     * @description Sin cuerpo. Para una factura con `cancelacion.estado: solicitada` (el PAC no ha respondido y la solicitud
+     *     espera su siguiente reintento, hasta 30 s después del anterior) o `en_proceso` (el receptor debe aceptarla y
+     *     el SAT se consulta periódicamente): corta esa espera y pide la cancelación al PAC, o consulta al SAT, en
+     *     este momento, y espera la respuesta como `POST …/cancelar`. No se pide dos veces: el PAC responde a una
+     *     solicitud repetida con su estado actual. Si el workflow de la cancelación ya no existe (un operador lo
+     *     terminó en Temporal), lo inicia de nuevo.
+     *
+     *     - 200 con la factura `cancelada`.
+     *     - 202 si la cancelación sigue en curso.
+     *     - 409 `cancelacion_no_pendiente` si no hay una cancelación en curso (ninguna, o ya `aceptada`, `rechazada`
+     *       o `vencida`).
+     *     - 422 `cancelacion_rechazada` si el PAC la rechaza en este intento, como en `POST …/cancelar`.
+     *     - 503 `temporal_no_disponible` si Temporal no respondió (nada cambió; reintente).
+     */
+    post: operations['reintentarCancelacion'];
     delete?: never;
     options?: never;
     head?: never;
@@ -458,6 +541,41 @@ export interface paths {
      *     incompleto).
      */
     get: operations['descargarAuditoriaFactura'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/facturas/{id}/historia': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    /**
+     * La historia de la factura, paso a paso
+     * @description Lo que pasó con la factura en español llano, del paso más antiguo al más reciente: quién la creó, su
+     *     sellado, cada intento con el PAC con su causa y hora (los fallos seguidos en un solo paso: «12 intentos
+     *     fallidos entre las 10:42 y las 10:44: el PAC no respondió (tiempo agotado)»), el timbre con su UUID, los
+     *     correos, cada pago con el saldo que dejó, la cancelación pedida y su respuesta, y los webhooks entregados o
+     *     fallando con el status HTTP que recibieron. Cada paso trae `en`, `tipo`, `texto`, `actor` y `detalle`.
+     *
+     *     Se arma con los eventos, el libro de pagos, los registros de correos y entregas (MySQL) y las historias de
+     *     Temporal de su timbrado y su cancelación. Si Temporal no responde, la historia responde igual sin los
+     *     intentos con el PAC y `temporal.error` lo dice. El paquete de auditoría trae la misma historia como
+     *     `historia.json` e `historia.txt`.
+     */
+    get: operations['obtenerHistoriaFactura'];
     put?: never;
     post?: never;
     delete?: never;
@@ -1296,6 +1414,12 @@ export interface paths {
      *     Sirve para eventos anteriores al webhook o de tipos a los que no está suscrito. 202 con la entrega (su
      *     primer intento sale de inmediato); 404 `evento_no_encontrado` (`parametro: evento`); 409
      *     `webhook_inactivo` si el webhook está desactivado.
+     *
+     *     Una sola entrega a la vez por evento y webhook: si el evento ya tiene una entrega `pendiente` a este webhook
+     *     (reintentando), el reenvío no crea otra, que se sumaría a la que sigue reintentando y el receptor recibiría
+     *     el evento dos veces: esa misma entrega hace su siguiente intento ahora (como `POST
+     *     /v1/entregas/{id}/reintentar`) y es la que se responde (su `id`, su `origen` y sus intentos). Si su workflow
+     *     se detuvo fuera del servicio, se da por `cancelada` y el reenvío crea la nueva.
      */
     post: operations['reenviarEvento'];
     delete?: never;
@@ -1390,6 +1514,29 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/v1/entregas': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lista las entregas de todos los webhooks
+     * @description El registro de entregas de la cuenta en el modo de la llave, de todos sus webhooks (también los eliminados),
+     *     de la más nueva a la más antigua, cada una con sus intentos. Filtros combinables: `estado` (`fallida` lista
+     *     lo que hay que reenviar; `pendiente`, lo que sigue reintentando), `webhook` y `evento` (404
+     *     `webhook_no_encontrado` o `evento_no_encontrado` si no existen en la cuenta y el modo).
+     */
+    get: operations['listarEntregas'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/v1/entregas/{id}': {
     parameters: {
       query?: never;
@@ -1410,6 +1557,44 @@ export interface paths {
     get: operations['obtenerEntrega'];
     put?: never;
     post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/entregas/{id}/reintentar': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la entrega (`ent_…`).
+         * @example ent_01kbq3z1a2b3c4d5e6f7g8h9j0
+         */
+        id: components['parameters']['IdEntrega'];
+      };
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /**
+     * Reintenta ahora una entrega pendiente
+     * @description Sin cuerpo. Para una entrega `pendiente` que espera su siguiente intento (hasta 24 horas): corta esa espera
+     *     y hace el intento en este momento, en la misma entrega y su mismo workflow (el intento se suma a su
+     *     registro; no se crea otra entrega, así que el receptor no recibe el evento dos veces por esto). Si en ese
+     *     momento un intento ya está en curso, no se adelanta nada más. Espera unos segundos el resultado:
+     *
+     *     - 200 con la entrega si terminó (`entregada`; o `fallida` si era su último intento).
+     *     - 202 con la entrega aún `pendiente` (el intento sigue, o falló y espera el siguiente): `Location` y
+     *       `Retry-After` dicen dónde y cuándo consultarla.
+     *     - 409 `entrega_no_pendiente` si ya terminó (`entregada`, `fallida`, `cancelada`): para enviar el evento
+     *       otra vez use `POST /v1/webhooks/{id}/entregas`.
+     *     - 409 `entrega_detenida` si su workflow se detuvo fuera del servicio (un operador lo terminó en Temporal):
+     *       reenvíe el evento con `POST /v1/webhooks/{id}/entregas`, que la da por cancelada y crea otra.
+     *     - 503 `temporal_no_disponible` si Temporal no respondió (nada cambió; reintente).
+     */
+    post: operations['reintentarEntrega'];
     delete?: never;
     options?: never;
     head?: never;
@@ -1494,6 +1679,41 @@ export interface paths {
      * @description Un correo con su estado, sus intentos y la última respuesta del servidor SMTP.
      */
     get: operations['obtenerCorreo'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/pendientes': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Lista las operaciones pendientes de todos los tipos
+     * @description Toda operación de la cuenta (en el modo de la llave) que aún no es final, de cualquier tipo, en una sola
+     *     lista: timbrados `pendiente` (también uno cuyo workflow de Temporal se terminó), cancelaciones
+     *     `solicitada` o `en_proceso`, pagos `registrando`, correos y entregas de webhooks `pendiente`, y recibos de
+     *     una factura global reclamados por su comprador cuya global aún no se reexpide (`reexpedicion`). Cada
+     *     elemento dice desde cuándo espera (`desde`, `antiguedad_s`), en qué paso, cuántos intentos lleva, su última
+     *     causa en una frase (`ultima_causa.mensaje`, p. ej. «El PAC no respondió (tiempo agotado) — 3 intentos desde
+     *     las 10:42», a la hora del lugar de expedición) y qué se puede hacer (`acciones`, cada una con su método y
+     *     ruta).
+     *
+     *     La lista se lee de MySQL, el registro del servicio, y se completa con lo que Temporal dice del workflow de
+     *     cada elemento (`flujo`: su estado, el intento y la última falla de su actividad pendiente), con una espera
+     *     acotada: si Temporal no responde a tiempo, la lista responde igual y `flujo.error` lo dice en cada elemento.
+     *
+     *     De lo más nuevo a lo más antiguo (por la creación del recurso: la factura, el pago, el correo, la entrega o
+     *     el recibo). Filtros combinables: `tipo`, `organizacion` (id o RFC; 404 `organizacion_no_encontrada`) y
+     *     `antes_de` (solo lo que espera desde antes de ese instante: `antes_de=<hace 15 minutos>` es lo atorado).
+     */
+    get: operations['listarPendientes'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3302,7 +3522,8 @@ export interface components {
     Timbrado: {
       /**
        * @description `no_solicitado` borrador que nunca se envió; `pendiente` timbrado en curso (con reintentos);
-       *     `timbrada` timbre obtenido; `fallido` el PAC la rechazó en definitiva (la factura sigue en `borrador`).
+       *     `timbrada` timbre obtenido; `fallido` el PAC la rechazó en definitiva, o se abandonó (la factura sigue en
+       *     `borrador`).
        * @enum {string}
        */
       estado: 'no_solicitado' | 'pendiente' | 'timbrada' | 'fallido';
@@ -3312,8 +3533,9 @@ export interface components {
     };
     /**
      * @description Último error del timbrado; `null` si no lo hubo. Con `estado: fallido`, el rechazo definitivo: un código de
-     *     la matriz del SAT o del PAC, `sin_certificado_activo`, `certificado_vencido`, `cfdi_duplicado` o
-     *     `comprobante_invalido` (el CFDI no pudo construirse ni sellarse con los datos guardados). Con
+     *     la matriz del SAT o del PAC, `sin_certificado_activo`, `certificado_vencido`, `cfdi_duplicado`,
+     *     `comprobante_invalido` (el CFDI no pudo construirse ni sellarse con los datos guardados) o
+     *     `timbrado_abandonado` (se abandonó con `POST …/timbrado/abandonar` sin que el PAC lo timbrara). Con
      *     `estado: pendiente`, el último error transitorio (`pac_no_disponible`): el timbrado se sigue reintentando.
      *     En la cancelación (`cancelacion.error`) no lleva `paso`.
      */
@@ -4299,6 +4521,201 @@ export interface components {
       datos: components['schemas']['Correo'][];
       paginacion: components['schemas']['Paginacion'];
     };
+    /**
+     * @description `timbrado` una factura o CFDI de pago con `timbrado.estado: pendiente`; `cancelacion` una cancelación
+     *     `solicitada` o `en_proceso`; `pago` un pago `registrando`; `correo` un correo `pendiente`; `entrega` una
+     *     entrega de webhook `pendiente`; `reexpedicion` un recibo de una factura global reclamado por su comprador,
+     *     mientras la global no se reexpide sin él.
+     * @enum {string}
+     */
+    TipoPendiente: 'timbrado' | 'cancelacion' | 'pago' | 'correo' | 'entrega' | 'reexpedicion';
+    /**
+     * @description Dónde está la operación. Timbrado: `preparacion` (sellado y validación; espera a la base de datos) o `pac`
+     *     (envío al PAC). Cancelación: `solicitud` (espera la primera respuesta del PAC) o `respuesta_receptor` (el
+     *     receptor debe aceptarla; el SAT se consulta periódicamente). Pago: `registro` (el libro). Correo: `envio`.
+     *     Entrega: `envio` (sin intentos aún) o `espera_reintento`. Reexpedición: `timbrado_comprador` (la factura del
+     *     comprador se timbra primero) o `reexpedicion` (la global se reexpide sin el recibo y se cancela).
+     * @enum {string}
+     */
+    PasoPendiente:
+      | 'preparacion'
+      | 'pac'
+      | 'solicitud'
+      | 'respuesta_receptor'
+      | 'registro'
+      | 'envio'
+      | 'espera_reintento'
+      | 'timbrado_comprador'
+      | 'reexpedicion';
+    /** @description Lo que se puede hacer con la operación, como una solicitud a esta misma API. */
+    AccionPendiente: {
+      /**
+       * @description `reintentar` corta la espera y lo intenta ahora (o inicia de nuevo un workflow detenido); `abandonar`
+       *     termina un timbrado que reintentar no arregla; `reenviar` envía de nuevo un evento cuya entrega se
+       *     detuvo (cuerpo `{"evento": …}`).
+       * @enum {string}
+       */
+      accion: 'reintentar' | 'abandonar' | 'reenviar';
+      /** @enum {string} */
+      metodo: 'POST';
+      /** @example /v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrado/reintentar */
+      ruta: string;
+      descripcion: string;
+    };
+    Pendiente: {
+      /**
+       * @description El recurso de la operación: la factura (`fac_…`, timbrado y cancelación), el pago, el correo, la entrega
+       *     o el recibo. Con `tipo`, identifica el elemento.
+       */
+      id: string;
+      /** @enum {string} */
+      objeto: 'pendiente';
+      modo: components['schemas']['Modo'];
+      tipo: components['schemas']['TipoPendiente'];
+      /** @description La organización emisora; `null` en una entrega de un evento que no es de una organización. */
+      organizacion: string | null;
+      /** @description Los ids de lo que toca la operación (`null` lo que no aplica). */
+      recursos: {
+        factura: string | null;
+        pago: string | null;
+        correo: string | null;
+        entrega: string | null;
+        evento: string | null;
+        webhook: string | null;
+        recibo: string | null;
+        factura_global: string | null;
+      };
+      desde: components['schemas']['MarcaDeTiempo'];
+      /** @description Segundos desde `desde` hasta la respuesta. */
+      antiguedad_s: number;
+      paso: components['schemas']['PasoPendiente'];
+      /**
+       * @description Intentos que registra el servicio: envíos al PAC del timbrado, al servidor SMTP del correo, al webhook de
+       *     la entrega; en una cancelación o un pago, los de su actividad en Temporal si se pudieron leer, si no `null`.
+       */
+      intentos: number | null;
+      /**
+       * @description Por qué sigue pendiente, para una persona: `codigo` estable (`pac_no_disponible`, `status_http`,
+       *     `esperando_receptor`, `flujo_detenido`…) y `mensaje`, una frase en español con intentos y horas.
+       */
+      ultima_causa: {
+        codigo: string;
+        mensaje: string;
+      } | null;
+      /**
+       * Format: date-time
+       * @description Cuándo sale el siguiente intento, si se sabe.
+       */
+      proximo_intento_en: string | null;
+      /** @description El workflow de Temporal que lleva la operación, tal como Temporal lo describió al responder. */
+      flujo: {
+        /** @example timbrado:fac_01kbq3x7m2d5c8n9p4r6t0v2w4 */
+        id: string;
+        /**
+         * @description `en_curso` si corre; cualquier otro con la operación pendiente significa que nadie la lleva (un
+         *     operador lo terminó, o nunca se inició): el reanudador la inicia de nuevo en minutos. `null` si
+         *     Temporal no respondió (`error` dice por qué).
+         * @enum {string|null}
+         */
+        estado:
+          | 'en_curso'
+          | 'completado'
+          | 'fallido'
+          | 'cancelado'
+          | 'terminado'
+          | 'agotado'
+          | 'continuado'
+          | 'inexistente'
+          | 'desconocido'
+          | null;
+        /** @description Su actividad pendiente (reintentándose), si tiene una. */
+        actividad: {
+          nombre: string;
+          intento: number;
+          ultima_falla: string | null;
+          /** Format: date-time */
+          siguiente_intento: string | null;
+        } | null;
+        /** @description Por qué no se pudo leer de Temporal (la lista responde con lo que registra MySQL). */
+        error: string | null;
+      };
+      acciones: components['schemas']['AccionPendiente'][];
+    };
+    ListaPendientes: {
+      /** @enum {string} */
+      objeto: 'lista';
+      datos: components['schemas']['Pendiente'][];
+      paginacion: components['schemas']['Paginacion'];
+    };
+    /**
+     * @description Qué pasó. Los intentos fallidos seguidos con el PAC son un solo paso (`intentos_pac`, con su número, el
+     *     intervalo y la última causa en `detalle`); `evento` es cualquier otro evento de la factura.
+     * @enum {string}
+     */
+    TipoPasoHistoria:
+      | 'creada'
+      | 'sellada'
+      | 'intentos_preparacion'
+      | 'intentos_pac'
+      | 'reintento_pedido'
+      | 'timbrado_en_espera'
+      | 'flujo_detenido'
+      | 'timbrada'
+      | 'timbrado_fallido'
+      | 'timbrado_abandonado'
+      | 'pdf_generado'
+      | 'correo_enviado'
+      | 'correo_fallido'
+      | 'correo_pendiente'
+      | 'pago'
+      | 'cancelacion_solicitada'
+      | 'intentos_cancelacion'
+      | 'cancelacion_en_espera'
+      | 'cancelada'
+      | 'cancelacion_fallida'
+      | 'webhook_entregado'
+      | 'webhook_fallando'
+      | 'webhook_fallido'
+      | 'webhook_cancelado'
+      | 'evento';
+    /**
+     * @description Quién actuó: la llave de la solicitud que lo pidió (con su nombre, si la cuenta aún la tiene) o el servicio
+     *     (`sistema`); `null` en un paso que no es de nadie (los reintentos del PAC, una entrega).
+     */
+    ActorHistoria: {
+      /** @enum {string} */
+      tipo: 'llave' | 'sistema';
+      id: string | null;
+      nombre: string | null;
+    } | null;
+    PasoHistoria: {
+      en: components['schemas']['MarcaDeTiempo'];
+      tipo: components['schemas']['TipoPasoHistoria'];
+      /** @description El paso en una frase en español, con horas del lugar de expedición. */
+      texto: string;
+      actor: components['schemas']['ActorHistoria'];
+      /** @description Los datos del paso para un programa (ids, UUID, intentos, status HTTP, saldos…), según `tipo`. */
+      detalle: {
+        [key: string]: unknown;
+      };
+    };
+    Historia: {
+      /** @enum {string} */
+      objeto: 'historia';
+      factura: string;
+      modo: components['schemas']['Modo'];
+      generada_en: components['schemas']['MarcaDeTiempo'];
+      /**
+       * @description Si se leyeron las historias de Temporal (los intentos con el PAC y sus causas salen de ellas). Sin
+       *     Temporal la historia responde igual con lo que registra MySQL, y `error` lo dice.
+       */
+      temporal: {
+        leido: boolean;
+        error: string | null;
+      };
+      /** @description Del más antiguo al más reciente. */
+      pasos: components['schemas']['PasoHistoria'][];
+    };
     /** @description El servidor SMTP aceptó un correo de una factura. */
     EventoCorreoEnviado: components['schemas']['EventoBase'] & {
       /** @enum {string} */
@@ -4781,6 +5198,7 @@ export interface components {
       | 'base_invalida'
       | 'base_no_positiva'
       | 'cancelacion_en_curso'
+      | 'cancelacion_no_pendiente'
       | 'cancelacion_rechazada'
       | 'caracter_no_permitido'
       | 'catalogo_no_encontrado'
@@ -4820,7 +5238,9 @@ export interface components {
       | 'documentos_requeridos'
       | 'domicilio_fiscal_rfc_generico'
       | 'encabezados_demasiado_grandes'
+      | 'entrega_detenida'
       | 'entrega_no_encontrada'
+      | 'entrega_no_pendiente'
       | 'equivalencia_fuera_de_rango'
       | 'equivalencia_incoherente'
       | 'equivalencia_invalida'
@@ -4949,6 +5369,7 @@ export interface components {
       | 'tercero_rfc_igual'
       | 'terminos_no_aceptados'
       | 'timbrado_en_curso'
+      | 'timbrado_no_abandonable'
       | 'timbrado_no_pendiente'
       | 'timbrado_rechazado'
       | 'tipo_cambio_formato'
@@ -5143,6 +5564,38 @@ export interface components {
       | components['schemas']['CodigosErrorComunesConCuerpo']
       | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
       | ('factura_no_encontrada' | 'sin_certificado_activo' | 'timbrado_no_pendiente' | 'timbrado_rechazado');
+    /** @description Los códigos de error de `POST /v1/facturas/{id}/timbrado/abandonar` (`abandonarTimbrado`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorAbandonarTimbrado:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'factura_no_encontrada'
+          | 'temporal_no_disponible'
+          | 'timbrado_no_abandonable'
+          | 'timbrado_no_pendiente'
+        );
+    /** @description Los códigos de error de `GET /v1/facturas/{id}/historia` (`obtenerHistoriaFactura`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerHistoriaFactura:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | 'factura_no_encontrada';
+    /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelacion/reintentar` (`reintentarCancelacion`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorReintentarCancelacion:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | (
+          | 'cancelacion_no_pendiente'
+          | 'cancelacion_rechazada'
+          | 'factura_no_encontrada'
+          | 'temporal_no_disponible'
+        );
     /** @description Los códigos de error de `POST /v1/facturas/{id}/cancelar` (`cancelarFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCancelarFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -5699,6 +6152,26 @@ export interface components {
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | 'entrega_no_encontrada';
+    /** @description Los códigos de error de `GET /v1/entregas` (`listarEntregas`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorListarEntregas:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cursor_invalido' | 'evento_no_encontrado' | 'webhook_no_encontrado');
+    /** @description Los códigos de error de `POST /v1/entregas/{id}/reintentar` (`reintentarEntrega`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorReintentarEntrega:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | components['schemas']['CodigosErrorComunesConCuerpo']
+      | components['schemas']['CodigosErrorComunesPostV1ConClaveIdempotencia']
+      | ('entrega_detenida' | 'entrega_no_encontrada' | 'entrega_no_pendiente' | 'temporal_no_disponible');
+    /** @description Los códigos de error de `GET /v1/pendientes` (`listarPendientes`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorListarPendientes:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cursor_invalido' | 'organizacion_no_encontrada');
     /** @description Los códigos de error de `GET /v1/cuenta` (`obtenerCuenta`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorObtenerCuenta:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -6202,6 +6675,11 @@ export interface components {
      */
     IdEvento: string;
     /**
+     * @description Id de la entrega (`ent_…`).
+     * @example ent_01kbq3z1a2b3c4d5e6f7g8h9j0
+     */
+    IdEntrega: string;
+    /**
      * @description Id de la llave (`llave_…`).
      * @example llave_01kbq2f0h2k4n6q8s0v2x4z6
      */
@@ -6547,6 +7025,74 @@ export interface operations {
       503: components['responses']['ServicioNoDisponible'];
     };
   };
+  abandonarTimbrado: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El timbrado terminó: abandonado (`fallido`) o timbrado, si el PAC ya lo había timbrado. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description El abandono sigue en curso (el PAC aún no responde a la consulta). */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
   cancelarFactura: {
     parameters: {
       query?: never;
@@ -6578,6 +7124,74 @@ export interface operations {
     };
     responses: {
       /** @description Factura cancelada de inmediato. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      /** @description Cancelación en proceso; la factura sigue `timbrada`. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Factura'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  reintentarCancelacion: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Factura cancelada. */
       200: {
         headers: {
           'X-Request-Id': components['headers']['X-Request-Id'];
@@ -6813,6 +7427,148 @@ export interface operations {
       404: components['responses']['NoEncontrado'];
       429: components['responses']['LimiteDeSolicitudes'];
       503: components['responses']['ServicioNoDisponible'];
+    };
+  };
+  obtenerHistoriaFactura: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id de la factura (`fac_…`).
+         * @example fac_01kbq3x7m2d5c8n9p4r6t0v2w4
+         */
+        id: components['parameters']['IdFactura'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description La historia. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "historia",
+           *       "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *       "modo": "test",
+           *       "generada_en": "2026-11-27T17:30:00.000Z",
+           *       "temporal": {
+           *         "leido": true,
+           *         "error": null
+           *       },
+           *       "pasos": [
+           *         {
+           *           "en": "2026-11-27T16:42:01.120Z",
+           *           "tipo": "creada",
+           *           "texto": "Factura A-1024 creada por la llave «Producción» (llave_01kbq2a9c1e3g5j7m9p1r3t5v7): 1740.00 MXN a URE180429TM6.",
+           *           "actor": {
+           *             "tipo": "llave",
+           *             "id": "llave_01kbq2a9c1e3g5j7m9p1r3t5v7",
+           *             "nombre": "Producción"
+           *           },
+           *           "detalle": {
+           *             "serie": "A",
+           *             "folio": "1024",
+           *             "total": "1740.00",
+           *             "cliente": "URE180429TM6"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:42:01.000Z",
+           *           "tipo": "sellada",
+           *           "texto": "Sellada con el certificado 30001000000500003416 (Fecha del CFDI 2026-11-27T10:42:01).",
+           *           "actor": {
+           *             "tipo": "sistema",
+           *             "id": null,
+           *             "nombre": null
+           *           },
+           *           "detalle": {
+           *             "no_certificado": "30001000000500003416",
+           *             "fecha": "2026-11-27T10:42:01"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:42:01.300Z",
+           *           "tipo": "intentos_pac",
+           *           "texto": "12 intentos fallidos entre las 10:42 y las 10:44: el PAC no respondió (tiempo agotado).",
+           *           "actor": null,
+           *           "detalle": {
+           *             "intentos": 12,
+           *             "desde": "2026-11-27T16:42:01.300Z",
+           *             "hasta": "2026-11-27T16:44:30.000Z",
+           *             "ultima_falla": "stamp: el PAC no respondió en 20000 ms",
+           *             "workflow": "timbrado:fac_01kbq3x7m2d5c8n9p4r6t0v2w4"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:44:52.410Z",
+           *           "tipo": "timbrada",
+           *           "texto": "Timbrada por el PAC con UUID 5FB2822E-396D-4725-8521-CDC4BDD20CCF (13 envíos al PAC), a petición de la llave «Producción» (llave_01kbq2a9c1e3g5j7m9p1r3t5v7).",
+           *           "actor": {
+           *             "tipo": "llave",
+           *             "id": "llave_01kbq2a9c1e3g5j7m9p1r3t5v7",
+           *             "nombre": "Producción"
+           *           },
+           *           "detalle": {
+           *             "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *             "tipo_evento": "factura.timbrada",
+           *             "uuid": "5FB2822E-396D-4725-8521-CDC4BDD20CCF",
+           *             "fecha_timbrado": "2026-11-27T10:44:52"
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-27T16:44:53.020Z",
+           *           "tipo": "webhook_entregado",
+           *           "texto": "El webhook de factura.timbrada a https://hooks.ure.example.mx/cfdi se entregó (HTTP 200).",
+           *           "actor": null,
+           *           "detalle": {
+           *             "entrega": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *             "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *             "tipo_evento": "factura.timbrada",
+           *             "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *             "url": "https://hooks.ure.example.mx/cfdi",
+           *             "intentos": 1,
+           *             "status_http": 200
+           *           }
+           *         },
+           *         {
+           *           "en": "2026-11-28T17:00:00.000Z",
+           *           "tipo": "pago",
+           *           "texto": "Pago pago_01kbq4a1b2c3d4e5f6g7h8j9k0 de 500.00 MXN (parcialidad 1), registrado por la llave «Producción» (llave_01kbq2a9c1e3g5j7m9p1r3t5v7): saldo insoluto 1240.00.",
+           *           "actor": {
+           *             "tipo": "llave",
+           *             "id": "llave_01kbq2a9c1e3g5j7m9p1r3t5v7",
+           *             "nombre": "Producción"
+           *           },
+           *           "detalle": {
+           *             "pago": "pago_01kbq4a1b2c3d4e5f6g7h8j9k0",
+           *             "parcialidad": 1,
+           *             "imp_pagado": "500.00",
+           *             "imp_saldo_anterior": "1740.00",
+           *             "imp_saldo_insoluto": "1240.00",
+           *             "vigente": true,
+           *             "factura_pago": "fac_01kbq4a2c3d4e5f6g7h8j9k0m1"
+           *           }
+           *         }
+           *       ]
+           *     }
+           */
+          'application/json': components['schemas']['Historia'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
     };
   };
   listarClientes: {
@@ -9297,6 +10053,82 @@ export interface operations {
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
+  listarEntregas: {
+    parameters: {
+      query?: {
+        estado?: components['schemas']['EstadoEntrega'];
+        /** @description Id de un webhook (`wh_…`). */
+        webhook?: string;
+        /** @description Id de un evento (`evt_…`). */
+        evento?: string;
+        /** @description Tamaño de página, de 1 a 100. */
+        'paginacion.limite'?: components['parameters']['Limite'];
+        /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
+        'paginacion.cursor_inicio'?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Una página de entregas. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "lista",
+           *       "datos": [
+           *         {
+           *           "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *           "objeto": "entrega",
+           *           "modo": "test",
+           *           "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *           "tipo_evento": "factura.timbrada",
+           *           "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *           "origen": "evento",
+           *           "estado": "fallida",
+           *           "intentos": [
+           *             {
+           *               "numero": 1,
+           *               "iniciado_en": "2026-11-23T02:53:12.500Z",
+           *               "status_http": 500,
+           *               "latencia_ms": 87,
+           *               "error": {
+           *                 "codigo": "status_http",
+           *                 "mensaje": "El receptor respondió con HTTP 500."
+           *               },
+           *               "respuesta": "Internal Server Error"
+           *             }
+           *           ],
+           *           "proximo_intento_en": null,
+           *           "creado_en": "2026-11-23T02:53:12.470Z",
+           *           "actualizado_en": "2026-11-24T02:53:12.560Z"
+           *         }
+           *       ],
+           *       "paginacion": {
+           *         "hay_mas": false,
+           *         "siguiente_cursor": null
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ListaEntregas'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
   obtenerEntrega: {
     parameters: {
       query?: never;
@@ -9366,6 +10198,149 @@ export interface operations {
       403: components['responses']['SinPermiso'];
       404: components['responses']['NoEncontrado'];
       429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  reintentarEntrega: {
+    parameters: {
+      query?: never;
+      header?: {
+        /**
+         * @description Clave elegida por el cliente (1 a 255 caracteres ASCII visibles, sin espacios; p. ej. un UUID) para repetir
+         *     el POST sin duplicar efectos. Misma clave y mismo cuerpo: se repite la primera respuesta con
+         *     `Idempotencia-Repetida: true`; otro cuerpo: 422 `clave_idempotencia_reutilizada`; la primera aún en curso:
+         *     409 `solicitud_en_curso`. Vale 24 horas, por cuenta y modo. Una factura o un pago creado queda ligado a la
+         *     clave en la misma transacción: si la respuesta se perdió (503 `base_de_datos_no_disponible`, conexión
+         *     cortada), el reintento con la misma clave y cuerpo responde por ese recurso en vez de crear otro.
+         * @example 9b2f6c1e-0a4d-4e8b-9f1a-3c5d7e9f1b2d
+         */
+        'Clave-Idempotencia'?: components['parameters']['ClaveIdempotencia'];
+      };
+      path: {
+        /**
+         * @description Id de la entrega (`ent_…`).
+         * @example ent_01kbq3z1a2b3c4d5e6f7g8h9j0
+         */
+        id: components['parameters']['IdEntrega'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description La entrega terminó con el intento. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *       "objeto": "entrega",
+           *       "modo": "test",
+           *       "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *       "tipo_evento": "factura.timbrada",
+           *       "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *       "origen": "evento",
+           *       "estado": "entregada",
+           *       "intentos": [
+           *         {
+           *           "numero": 1,
+           *           "iniciado_en": "2026-11-23T02:53:12.500Z",
+           *           "status_http": 503,
+           *           "latencia_ms": 87,
+           *           "error": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El receptor respondió con HTTP 503."
+           *           },
+           *           "respuesta": "Service Unavailable"
+           *         },
+           *         {
+           *           "numero": 2,
+           *           "iniciado_en": "2026-11-23T02:54:40.120Z",
+           *           "status_http": 200,
+           *           "latencia_ms": 41,
+           *           "error": null,
+           *           "respuesta": "ok"
+           *         }
+           *       ],
+           *       "proximo_intento_en": null,
+           *       "creado_en": "2026-11-23T02:53:12.470Z",
+           *       "actualizado_en": "2026-11-23T02:54:40.180Z"
+           *     }
+           */
+          'application/json': components['schemas']['Entrega'];
+        };
+      };
+      /** @description El intento sigue, o falló y la entrega espera el siguiente. */
+      202: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          'Idempotencia-Repetida': components['headers']['Idempotencia-Repetida'];
+          Location: components['headers']['Location'];
+          'Retry-After': components['headers']['Retry-After'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *       "objeto": "entrega",
+           *       "modo": "test",
+           *       "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *       "tipo_evento": "factura.timbrada",
+           *       "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *       "origen": "evento",
+           *       "estado": "pendiente",
+           *       "intentos": [
+           *         {
+           *           "numero": 1,
+           *           "iniciado_en": "2026-11-23T02:53:12.500Z",
+           *           "status_http": 503,
+           *           "latencia_ms": 87,
+           *           "error": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El receptor respondió con HTTP 503."
+           *           },
+           *           "respuesta": "Service Unavailable"
+           *         },
+           *         {
+           *           "numero": 2,
+           *           "iniciado_en": "2026-11-23T02:54:40.120Z",
+           *           "status_http": 503,
+           *           "latencia_ms": 52,
+           *           "error": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El receptor respondió con HTTP 503."
+           *           },
+           *           "respuesta": "Service Unavailable"
+           *         }
+           *       ],
+           *       "proximo_intento_en": "2026-11-23T03:23:12.500Z",
+           *       "creado_en": "2026-11-23T02:53:12.470Z",
+           *       "actualizado_en": "2026-11-23T02:54:40.180Z"
+           *     }
+           */
+          'application/json': components['schemas']['Entrega'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      409: components['responses']['Conflicto'];
+      413: components['responses']['CargaDemasiadoGrande'];
+      415: components['responses']['TipoDeContenido'];
+      422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+      503: components['responses']['ServicioNoDisponible'];
     };
   };
   enviarCorreoFactura: {
@@ -9564,6 +10539,150 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['Correo'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  listarPendientes: {
+    parameters: {
+      query?: {
+        tipo?: components['schemas']['TipoPendiente'];
+        /**
+         * @description Id (`org_…`) o RFC de la organización emisora. Una organización inexistente responde 404
+         *     `organizacion_no_encontrada`.
+         */
+        organizacion?: components['parameters']['FiltroOrganizacion'];
+        /** @description Solo operaciones que esperan desde antes de este instante (ISO 8601 con zona). */
+        antes_de?: string;
+        /** @description Tamaño de página, de 1 a 100. */
+        'paginacion.limite'?: components['parameters']['Limite'];
+        /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
+        'paginacion.cursor_inicio'?: components['parameters']['Cursor'];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Una página de operaciones pendientes. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "objeto": "lista",
+           *       "datos": [
+           *         {
+           *           "id": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *           "objeto": "pendiente",
+           *           "modo": "test",
+           *           "tipo": "entrega",
+           *           "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *           "recursos": {
+           *             "factura": null,
+           *             "pago": null,
+           *             "correo": null,
+           *             "entrega": "ent_01kbq3z1a2b3c4d5e6f7g8h9j0",
+           *             "evento": "evt_01kbq3z0p8g2h4k6m8n0q2s4t6",
+           *             "webhook": "wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *             "recibo": null,
+           *             "factura_global": null
+           *           },
+           *           "desde": "2026-11-27T16:44:00.120Z",
+           *           "antiguedad_s": 480,
+           *           "paso": "espera_reintento",
+           *           "intentos": 2,
+           *           "ultima_causa": {
+           *             "codigo": "status_http",
+           *             "mensaje": "El webhook respondió HTTP 500 — 2 intentos desde las 10:44; el siguiente a las 11:14"
+           *           },
+           *           "proximo_intento_en": "2026-11-27T17:14:00.120Z",
+           *           "flujo": {
+           *             "id": "entrega:evt_01kbq3z0p8g2h4k6m8n0q2s4t6:wh_01kbq2e6g8j0m2p4r6t8w0y2a4",
+           *             "estado": "en_curso",
+           *             "actividad": null,
+           *             "error": null
+           *           },
+           *           "acciones": [
+           *             {
+           *               "accion": "reintentar",
+           *               "metodo": "POST",
+           *               "ruta": "/v1/entregas/ent_01kbq3z1a2b3c4d5e6f7g8h9j0/reintentar",
+           *               "descripcion": "Hace ahora el siguiente intento de esta misma entrega (no crea otra)."
+           *             }
+           *           ]
+           *         },
+           *         {
+           *           "id": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *           "objeto": "pendiente",
+           *           "modo": "test",
+           *           "tipo": "timbrado",
+           *           "organizacion": "org_01kbq2a0c0h3m5p7r9t1v3x5z7",
+           *           "recursos": {
+           *             "factura": "fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *             "pago": null,
+           *             "correo": null,
+           *             "entrega": null,
+           *             "evento": null,
+           *             "webhook": null,
+           *             "recibo": null,
+           *             "factura_global": null
+           *           },
+           *           "desde": "2026-11-27T16:42:10.000Z",
+           *           "antiguedad_s": 590,
+           *           "paso": "pac",
+           *           "intentos": 3,
+           *           "ultima_causa": {
+           *             "codigo": "pac_no_disponible",
+           *             "mensaje": "El PAC no respondió (tiempo agotado) — 3 intentos desde las 10:42"
+           *           },
+           *           "proximo_intento_en": "2026-11-27T16:52:30.000Z",
+           *           "flujo": {
+           *             "id": "timbrado:fac_01kbq3x7m2d5c8n9p4r6t0v2w4",
+           *             "estado": "en_curso",
+           *             "actividad": {
+           *               "nombre": "enviarAlPac",
+           *               "intento": 3,
+           *               "ultima_falla": "stamp: el PAC no respondió en 20000 ms",
+           *               "siguiente_intento": "2026-11-27T16:52:30.000Z"
+           *             },
+           *             "error": null
+           *           },
+           *           "acciones": [
+           *             {
+           *               "accion": "reintentar",
+           *               "metodo": "POST",
+           *               "ruta": "/v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrado/reintentar",
+           *               "descripcion": "Corta la espera y envía al PAC ahora (exactamente una vez: antes pregunta por el timbre previo)."
+           *             },
+           *             {
+           *               "accion": "abandonar",
+           *               "metodo": "POST",
+           *               "ruta": "/v1/facturas/fac_01kbq3x7m2d5c8n9p4r6t0v2w4/timbrado/abandonar",
+           *               "descripcion": "Detiene el timbrado y deja la factura fallida (timbrado_abandonado), salvo que el PAC ya la haya timbrado: entonces guarda ese timbre."
+           *             }
+           *           ]
+           *         }
+           *       ],
+           *       "paginacion": {
+           *         "hay_mas": false,
+           *         "siguiente_cursor": null
+           *       }
+           *     }
+           */
+          'application/json': components['schemas']['ListaPendientes'];
         };
       };
       400: components['responses']['SolicitudInvalida'];

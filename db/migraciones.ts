@@ -19,6 +19,7 @@ import * as m017 from './migrations/017_correos';
 import * as m018 from './migrations/018_recibos';
 import * as m019 from './migrations/019_facturas_globales';
 import * as m020 from './migrations/020_logos_organizacion';
+import * as m021 from './migrations/021_pendientes';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -47,6 +48,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '018_recibos': m018,
   '019_facturas_globales': m019,
   '020_logos_organizacion': m020,
+  '021_pendientes': m021,
 };
 
 const fuente: Knex.MigrationSource<string> = {

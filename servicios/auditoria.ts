@@ -12,6 +12,8 @@ import { dtoEvento, type Evento } from '../presentacion/evento';
 import { dtoFactura } from '../presentacion/factura';
 import { dtoPago } from '../presentacion/pago';
 import { dtoEntrega } from '../presentacion/webhook';
+import { fechaHora } from '../presentacion/textos';
+import type { Historia } from './historia';
 
 /** One run of a workflow, as Temporal's visibility lists it. */
 export interface EjecucionFlujo {
@@ -37,6 +39,8 @@ export interface LectorHistorias {
 }
 
 export interface DepsAuditoria {
+  /** The invoice's readable history (servicios/historia.ts): `historia.json` and `historia.txt`. */
+  historia: (a: Alcance, id: string) => Promise<Historia>;
   facturas: Pick<RepositorioFacturas, 'obtener' | 'xml' | 'pdf' | 'acuseCancelacion'>;
   pagos: Pick<RepositorioPagos, 'deFactura'>;
   eventos: Pick<RepositorioEventos, 'listar'>;
@@ -214,10 +218,24 @@ export function crearServicioAuditoria(deps: DepsAuditoria) {
   };
 
   /**
+   * `historia.json` and `historia.txt`: the same evidence as steps a person reads (who, when, what, why), as
+   * `GET /v1/facturas/{id}/historia` answers it; the text one line per step, local time of the place of issue.
+   */
+  const historia: Parte = async (p) => {
+    const h = await deps.historia(p.a, p.factura.id);
+    p.archivos.set('historia.json', json(h));
+    const huso = p.factura.documento.huso_horario;
+    const lineas = h.pasos.map((x) => `${fechaHora(new Date(x.en), huso)}  ${x.texto}`);
+    const encabezado = `Historia de la factura ${h.factura} (${h.modo}), hora local del lugar de expedición.`;
+    const aviso = h.temporal.error ? [`Aviso: ${h.temporal.error}`] : [];
+    p.archivos.set('historia.txt', utf8(`${[encabezado, ...aviso, '', ...lineas].join('\n')}\n`));
+  };
+
+  /**
    * The package's parts, in the order their files appear in it. Each later part may use what an earlier one
    * found (the events, the payment CFDIs). New evidence is one more part here.
    */
-  const PARTES: Parte[] = [factura, acuse, eventos, entregas, pagos, correos, historias];
+  const PARTES: Parte[] = [factura, acuse, eventos, entregas, pagos, correos, historias, historia];
 
   return {
     async paquete(a: Alcance, id: string): Promise<{ zip: Buffer; manifiesto: Manifiesto }> {

@@ -1,5 +1,5 @@
 import type { Esquema } from '../contrato';
-import type { EntregaPorIniciar, RepositorioEntregas } from '../db/repositorios/entregas';
+import type { EntregaPorIniciar, FilaEntrega, RepositorioEntregas } from '../db/repositorios/entregas';
 import type { RepositorioEventos } from '../db/repositorios/eventos';
 import type { FilaWebhook, RepositorioWebhooks, SecretosWebhook } from '../db/repositorios/webhooks';
 import type { Transaccion, Transacciones } from '../db/transacciones';
@@ -21,6 +21,12 @@ export interface IniciadorEntregas {
   iniciar(entregas: EntregaPorIniciar[]): Promise<void>;
   /** Best effort: a delivery whose workflow is not stopped finds itself `cancelada` before its next attempt. */
   detener(entregas: EntregaPorIniciar[]): Promise<void>;
+  /**
+   * Ops' "retry now" on the delivery's own workflow: `adelantada` when it was waiting for its next attempt (which
+   * starts at once), `en_curso` when an attempt is running, `sin_flujo` when no run of it is going (never started,
+   * or ended). Throws `temporal_no_disponible` when Temporal does not answer.
+   */
+  adelantar(entrega: EntregaPorIniciar): Promise<'adelantada' | 'en_curso' | 'sin_flujo'>;
 }
 
 export interface DepsWebhooks {
@@ -33,6 +39,8 @@ export interface DepsWebhooks {
   /** Test mode may point at loopback and private addresses (local development). */
   localesEnTest: boolean;
   resolver?: Resolver;
+  /** How long a retry-now waits for its attempt's outcome before answering it pending (default 3 s). */
+  esperaReintentoMs?: number;
   ahora?: () => Date;
 }
 
@@ -48,9 +56,54 @@ export interface CambiosWebhook {
 const noExiste = (id: string, parametro = 'id') =>
   noEncontrado('webhook_no_encontrado', `El webhook ${id} no existe.`, parametro);
 
+const ESPERA_REINTENTO_MS = 3000;
+const SONDEO_MS = 200;
+
+const porIniciar = (a: Alcance, f: FilaEntrega): EntregaPorIniciar => ({
+  id: f.id,
+  cuenta_id: a.cuentaId,
+  modo: a.modo,
+  evento_id: f.evento_id,
+  webhook_id: f.webhook_id,
+  numero: f.numero,
+});
+
+/** What asking a pending delivery to attempt now came to. */
+type Adelanto = 'adelantada' | 'en_curso' | 'iniciada' | 'terminada' | 'detenida';
+
 export function crearServicioWebhooks(deps: DepsWebhooks) {
   const ahora = deps.ahora ?? (() => new Date());
   const repo = deps.webhooks;
+  const esperaReintento = deps.esperaReintentoMs ?? ESPERA_REINTENTO_MS;
+
+  /**
+   * A pending delivery attempts now, in its own workflow. A workflow that is gone is started when the delivery
+   * never made an attempt (its start was lost); one stopped from outside after attempting (terminated in Temporal:
+   * its id refuses a second run) is `detenida`, and only a resend replaces it.
+   */
+  async function adelantar(a: Alcance, f: FilaEntrega): Promise<Adelanto> {
+    const r = await deps.iniciador.adelantar(porIniciar(a, f));
+    if (r !== 'sin_flujo') return r;
+    const actual = await deps.entregas.obtener(a, f.id);
+    if (!actual || actual.estado !== 'pendiente') return 'terminada';
+    if (actual.intentos.length) return 'detenida';
+    await deps.iniciador.iniciar([porIniciar(a, f)]);
+    return 'iniciada';
+  }
+
+  /** Waits a bounded time for the attempt: a new one logged, or the delivery ended. */
+  async function desenlace(a: Alcance, antes: FilaEntrega): Promise<FilaEntrega> {
+    const limite = Date.now() + esperaReintento;
+    for (;;) {
+      const f = (await deps.entregas.obtener(a, antes.id))!;
+      const cambio =
+        f.estado !== 'pendiente' ||
+        f.intentos.length > antes.intentos.length ||
+        f.intentos.at(-1)?.iniciado_en.getTime() !== antes.intentos.at(-1)?.iniciado_en.getTime();
+      if (cambio || Date.now() >= limite) return f;
+      await new Promise((r) => setTimeout(r, Math.min(SONDEO_MS, Math.max(0, limite - Date.now()))));
+    }
+  }
 
   /** Registration's check: the URL's form and where its name points today (each attempt checks again). */
   async function exigirUrlSegura(a: Alcance, url: string): Promise<void> {
@@ -80,6 +133,19 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
       return cambio(w, tx);
     });
     if (canceladas && canceladas.length) await deps.iniciador.detener(canceladas);
+  }
+
+  /** Runs `f` under the webhook's lock and answers what it returns. */
+  function conBloqueoValor<T>(
+    a: Alcance,
+    id: string,
+    f: (w: FilaWebhook & SecretosWebhook, tx: Transaccion) => Promise<T>,
+  ): Promise<T> {
+    return deps.transacciones.ejecutar(async (tx) => {
+      const w = await repo.bloquear(tx, a, id);
+      if (!w) throw noExiste(id);
+      return f(w, tx);
+    });
   }
 
   return {
@@ -192,25 +258,96 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
       return dtoEntrega(f);
     },
 
-    /** A new delivery of the same event (same `id`, so receivers can deduplicate) with its own attempts. */
+    /** Every delivery of the scope, across webhooks (deleted ones too), newest first. */
+    async listarEntregas(
+      a: Alcance,
+      filtros: { estado?: EstadoEntrega; webhook?: string; evento?: string },
+      pagina: Pagina,
+    ) {
+      if (filtros.webhook) await fila(a, filtros.webhook, 'webhook');
+      if (filtros.evento && !(await deps.eventos.obtener(a, filtros.evento))) {
+        throw noEncontrado('evento_no_encontrado', `El evento ${filtros.evento} no existe.`, 'evento');
+      }
+      const t = await deps.entregas.listar(
+        a,
+        { estado: filtros.estado, webhookId: filtros.webhook, eventoId: filtros.evento },
+        pagina,
+      );
+      return mapearTramo(t, dtoEntrega);
+    },
+
+    /**
+     * `POST /v1/entregas/{id}/reintentar`: the pending delivery's next attempt now, in its own workflow (the
+     * `reintentarAhora` update, as a stamping's): no second delivery. Answers the delivery once the attempt is
+     * logged or a bounded wait passes; `pendiente` says which.
+     */
+    async reintentarEntrega(a: Alcance, id: string) {
+      const f = await deps.entregas.obtener(a, id);
+      if (!f) throw noEncontrado('entrega_no_encontrada', `La entrega ${id} no existe.`);
+      const reenvio = `POST /v1/webhooks/${f.webhook_id}/entregas con {"evento": "${f.evento_id}"}`;
+      if (f.estado !== 'pendiente') {
+        throw new ErrorNegocio(
+          'conflicto',
+          'entrega_no_pendiente',
+          `La entrega ${id} está ${f.estado}: no tiene un intento que adelantar. Para enviar el evento otra vez use ${reenvio}.`,
+          'id',
+        );
+      }
+      if ((await adelantar(a, f)) === 'detenida') {
+        throw new ErrorNegocio(
+          'conflicto',
+          'entrega_detenida',
+          `El workflow de la entrega ${id} se detuvo fuera del servicio (terminado en Temporal) y ya no hará intentos: reenvíe el evento con ${reenvio}, que la da por cancelada y crea otra.`,
+          'id',
+        );
+      }
+      const fin = await desenlace(a, f);
+      return { entrega: dtoEntrega(fin), pendiente: fin.estado === 'pendiente' };
+    },
+
+    /**
+     * A resend of the event (same `id`, so receivers can deduplicate). One delivery per event and webhook at a
+     * time, as Stripe keeps one delivery per event and endpoint whose manual resends are more attempts: with one
+     * still pending (retrying), a resend makes that one attempt now and answers it, instead of a second delivery
+     * retrying beside it (the receiver would get the event twice). Otherwise, a new delivery with its own attempts.
+     */
     async reenviar(a: Alcance, webhookId: string, eventoId: string) {
       if (!(await deps.eventos.obtener(a, eventoId))) {
         throw noEncontrado('evento_no_encontrado', `El evento ${eventoId} no existe.`, 'evento');
       }
-      let nueva: EntregaPorIniciar | undefined;
-      await conBloqueo(a, webhookId, async (w, tx) => {
-        if (!w.activo) {
-          throw new ErrorNegocio(
-            'conflicto',
-            'webhook_inactivo',
-            `El webhook ${webhookId} está inactivo: actívelo con PATCH (activo: true) antes de reenviarle eventos.`,
-            'id',
-          );
-        }
-        nueva = await deps.entregas.crearReenvio(tx, a, eventoId, webhookId);
-      });
-      await deps.iniciador.iniciar([nueva!]);
-      return dtoEntrega((await deps.entregas.obtener(a, nueva!.id))!);
+      /** Under the webhook's lock: the pending delivery to retry, or a new one (`reemplaza`: a stopped one). */
+      const decidir = (reemplaza?: string) =>
+        conBloqueoValor(a, webhookId, async (w, tx) => {
+          if (!w.activo) {
+            throw new ErrorNegocio(
+              'conflicto',
+              'webhook_inactivo',
+              `El webhook ${webhookId} está inactivo: actívelo con PATCH (activo: true) antes de reenviarle eventos.`,
+              'id',
+            );
+          }
+          if (reemplaza) await deps.entregas.cancelar(a, reemplaza, ahora(), tx);
+          const pendiente = reemplaza
+            ? undefined
+            : await deps.entregas.pendienteDe(tx, a, eventoId, webhookId);
+          if (pendiente) return { existente: pendiente };
+          return { nueva: await deps.entregas.crearReenvio(tx, a, eventoId, webhookId) };
+        });
+      let d = await decidir();
+      if (d.existente) {
+        const f = (await deps.entregas.obtener(a, d.existente.id))!;
+        // Temporal down: the pending one keeps its schedule; still no second delivery.
+        const r = await adelantar(a, f).catch((err: unknown) => {
+          if (err instanceof ErrorNegocio && err.codigo === 'temporal_no_disponible')
+            return 'en_curso' as const;
+          throw err;
+        });
+        if (r !== 'detenida' && r !== 'terminada') return dtoEntrega((await deps.entregas.obtener(a, f.id))!);
+        d = await decidir(r === 'detenida' ? f.id : undefined);
+        if (d.existente) return dtoEntrega((await deps.entregas.obtener(a, d.existente.id))!);
+      }
+      await deps.iniciador.iniciar([d.nueva!]);
+      return dtoEntrega((await deps.entregas.obtener(a, d.nueva!.id))!);
     },
   };
 }

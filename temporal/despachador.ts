@@ -1,5 +1,6 @@
 import {
   WorkflowExecutionAlreadyStartedError,
+  WorkflowNotFoundError,
   type Client,
   type WorkflowStartOptions,
 } from '@temporalio/client';
@@ -22,6 +23,8 @@ import type { Logger } from '../log/logger';
 import type { IniciadorCorreos } from '../servicios/correos';
 import type { IniciadorEntregas } from '../servicios/webhooks';
 import { atributosCorreo, atributosEntrega } from '../workflows/atributos';
+import { reintentarAhora } from '../workflows/pasos';
+import { temporalNoDisponible } from './historias';
 import type { enviarCorreo } from '../workflows/correo';
 import type { entregarEvento } from '../workflows/entrega';
 import type { NombreFlujo } from './espera';
@@ -29,6 +32,9 @@ import type { NombreFlujo } from './espera';
 /** A business key: the automatic delivery of an event to a webhook, or its n-th resend. */
 export const idEntrega = (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) =>
   `entrega:${e.evento_id}:${e.webhook_id}${e.numero ? `:${e.numero}` : ''}`;
+
+/** How long an operator's retry-now may wait on Temporal before answering that it did not respond. */
+const ESPERA_ADELANTO_MS = 5000;
 
 /** A business key: one email, automatic (one per event) or a resend. */
 export const idCorreo = (c: Pick<CorreoPorIniciar, 'id'>) => `correo:${c.id}`;
@@ -193,6 +199,19 @@ export function crearDespachadorTemporal(
             'correo sin iniciar: lo iniciará el reconciliador',
           ),
         );
+      }
+    },
+
+    async adelantar(e) {
+      try {
+        const cortada = await o.cliente.withDeadline(Date.now() + ESPERA_ADELANTO_MS, () =>
+          o.cliente.workflow.getHandle(idEntrega(e)).executeUpdate(reintentarAhora),
+        );
+        return cortada ? 'adelantada' : 'en_curso';
+      } catch (err) {
+        // Never started, or closed (delivered, failed, cancelled, terminated): the caller reads the row.
+        if (err instanceof WorkflowNotFoundError) return 'sin_flujo';
+        throw temporalNoDisponible();
       }
     },
 

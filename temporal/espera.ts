@@ -76,15 +76,18 @@ const opcionesInicio = (o: InicioProceso) => ({
  * Update-With-Start on a workflow whose id is a business key: a repeated or concurrent request joins the one
  * execution instead of starting another, and the caller waits for its update at most `esperaMs`.
  */
-export async function iniciarOUnirse(
+export async function iniciarOUnirse<A extends unknown[] = []>(
   cliente: Client,
-  o: InicioProceso & { espera: UpdateDefinition<unknown, []>; esperaMs: number },
+  o: InicioProceso & { espera: UpdateDefinition<unknown, A>; esperaMs: number; argumentos?: A },
 ): Promise<void> {
   const inicio = new WithStartWorkflowOperation(o.tipo, opcionesInicio(o));
   const corte = new AbortController();
   await esperarAcotado(
     cliente.withAbortSignal(corte.signal, () =>
-      cliente.workflow.executeUpdateWithStart(o.espera, { startWorkflowOperation: inicio }),
+      cliente.workflow.executeUpdateWithStart(o.espera as UpdateDefinition<unknown, unknown[]>, {
+        args: o.argumentos ?? [],
+        startWorkflowOperation: inicio,
+      }),
     ),
     o.esperaMs,
   );

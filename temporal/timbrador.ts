@@ -3,7 +3,8 @@ import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio } from '../dominio/errores';
 import type { Timbrador } from '../servicios/facturas';
 import { esperarTimbrado, type timbrarFacturaV3 } from '../workflows/timbrado';
-import { reintentarAhora } from '../workflows/pasos';
+import { abandonarTimbrado, reintentarAhora } from '../workflows/pasos';
+import { temporalNoDisponible } from './historias';
 import { pedirPdf } from './pdf';
 import { idPago, inicioPago } from './registrador-pagos';
 import { ATRIBUTOS, atributosFactura } from '../workflows/atributos';
@@ -11,6 +12,9 @@ import { esperarPago } from '../workflows/pago';
 import { iniciarOUnirse, type InicioProceso } from './espera';
 
 export const idTimbrado = (facturaId: string) => `timbrado:${facturaId}`;
+
+/** How long an abandon may wait on Temporal to learn which run it is stopping. */
+const ESPERA_DESCRIBIR_MS = 5000;
 
 /** The stamping workflow of an invoice, as the API and the start reconciler both start it. */
 export function inicioTimbrado(
@@ -91,6 +95,34 @@ export function crearTimbradorTemporal(d: {
       }
       if (!factura.pagoId) await this.timbrar(a, factura);
       else if (cerrado) await reanudarPago(a, factura.pagoId, factura.organizacionId);
+    },
+    async abandonar(a, factura) {
+      const h = d.cliente.workflow.getHandle(idTimbrado(factura.id));
+      const actual = await d.cliente
+        .withDeadline(Date.now() + ESPERA_DESCRIBIR_MS, () => h.describe())
+        .catch((err: unknown) => {
+          if (err instanceof WorkflowNotFoundError) return undefined;
+          throw temporalNoDisponible();
+        });
+      // Only timbrarFacturaV3 knows the abandon; an older type's run still retrying must end first.
+      if (actual?.status.name === 'RUNNING' && actual.type !== 'timbrarFacturaV3') {
+        throw new ErrorNegocio(
+          'conflicto',
+          'timbrado_no_abandonable',
+          `El timbrado de la factura ${factura.id} corre en una versión anterior del workflow (${actual.type}), que no sabe abandonarse: termínelo en Temporal (Terminate) y pida el abandono otra vez.`,
+          'id',
+        );
+      }
+      const solicitud = { origen: a.origen };
+      const inicio = inicioTimbrado(d.taskQueue, a, factura);
+      // Running: the update stops it. Gone (terminated): a run that only records the abandon.
+      await iniciarOUnirse(d.cliente, {
+        ...inicio,
+        entrada: { ...inicio.entrada, abandono: solicitud },
+        espera: abandonarTimbrado,
+        argumentos: [solicitud],
+        esperaMs: d.esperaMs,
+      });
     },
     async pedirPdf(a, facturaId) {
       await pedirPdf({ cliente: d.cliente, taskQueue: d.taskQueue, esperaMs: d.pdfEsperaMs }, a, facturaId);

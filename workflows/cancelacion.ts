@@ -5,13 +5,13 @@ import {
   patched,
   proxyActivities,
   setHandler,
-  sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Actividades } from '../activities';
 import type { EstadoCancelacion } from '../activities/cancelacion';
 import type { EntradaTimbrado } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
+import { CANCELABLE, crearEsperas } from './pasos';
 import { REINTENTO_PAC } from './reintentos';
 
 export interface EntradaCancelacion extends EntradaTimbrado {
@@ -30,13 +30,21 @@ const PARCHE_PLAZO = 'cancelacion-plazo';
 /** The API's bounded wait: the first answer of the PAC (cancelled at once, or in process). */
 export const esperarCancelacion = defineUpdate<EstadoCancelacion>('esperarCancelacion');
 
+// Cancellable (a retry-now cuts its backoff short: the activity in backoff ends at once, a running one first ends
+// its call), as a stamping's PAC step.
 const pac = proxyActivities<Actividades>({
   startToCloseTimeout: '60 seconds',
   retry: REINTENTO_PAC,
   summary: 'Cancelación con el PAC',
+  ...CANCELABLE,
 });
 
-/** One per invoice (`cancelacion:<factura>`): request, then poll the SAT durably until the answer is final. */
+/**
+ * One per invoice (`cancelacion:<factura>`): request, then poll the SAT durably until the answer is final. An
+ * operator's retry-now (`reintentarAhora`, the API's `…/cancelacion/reintentar`) cuts the PAC call's backoff or the
+ * wait before the next poll short. No patch: the cut steps are the same commands (an activity scheduled in a
+ * cancellation scope, one timer per wait), so runs from before it replay unchanged (their recorded histories do).
+ */
 export async function cancelarFactura(e: EntradaCancelacion): Promise<EstadoCancelacion> {
   // Set once, read by the update handler: the API's bounded wait ends with the PAC's first answer.
   const respuesta: { primera?: EstadoCancelacion } = {};
@@ -44,13 +52,14 @@ export async function cancelarFactura(e: EntradaCancelacion): Promise<EstadoCanc
     await condition(() => respuesta.primera !== undefined);
     return respuesta.primera!;
   });
-  let estado = await pac.solicitarCancelacion(e);
+  const esperas = crearEsperas();
+  let estado = await esperas(() => pac.solicitarCancelacion(e));
   respuesta.primera = estado;
   // Workflow time: deterministic on replay.
   const limite = patched(PARCHE_PLAZO) && e.plazoMs !== undefined ? Date.now() + e.plazoMs : undefined;
   while (estado === 'en_proceso') {
-    await sleep(e.intervaloMs);
-    estado = await pac.consultarCancelacion(e);
+    await esperas.dormir(e.intervaloMs);
+    estado = await esperas(() => pac.consultarCancelacion(e));
     if (estado === 'en_proceso' && limite !== undefined && Date.now() >= limite) {
       estado = await pac.vencerCancelacion(e);
     }

@@ -7,6 +7,7 @@ import {
   setHandler,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
+import type { SolicitudAbandono } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
 
 /**
@@ -34,28 +35,61 @@ export const CANCELABLE = {
 } as const;
 
 /**
- * Waits that an operator may cut short. One per workflow run: the update handler cancels the scope of the wait
- * in progress, and the step starts again as a new activity (attempt 1, no backoff).
+ * An operator abandons a stamping retrying cannot fix: the step in progress stops (its attempt ends first) and no
+ * other starts. Answered once the stamping is final: `fallido`, or `timbrada` when the PAC had stamped it.
  */
-export function crearEsperas() {
+export const abandonarTimbrado = defineUpdate<'timbrada' | 'fallido', [SolicitudAbandono]>(
+  'abandonarTimbrado',
+);
+
+/** Thrown out of a stamping's steps once an abandon was asked: the workflow then records it. */
+export class Abandonado extends Error {
+  constructor() {
+    super('timbrado abandonado por un operador');
+    this.name = 'Abandonado';
+  }
+}
+
+/** A run's abandon, if one was asked (timbrarFacturaV3 only: other workflows never set it). */
+export type { SolicitudAbandono };
+export interface Abandono {
+  pedido?: SolicitudAbandono;
+}
+
+/**
+ * Waits that an operator may cut short. One per workflow run: the update handler cancels the scope of the wait
+ * in progress, and the step starts again as a new activity (attempt 1, no backoff). With `abandono`, an abandon
+ * cancels the step in progress as well and no step starts after it: `Abandonado` is thrown instead.
+ */
+export function crearEsperas(abandono?: Abandono) {
   let actual: CancellationScope | undefined;
   let pedido = false;
+  // A workflow's own wait between steps (a cancellation's polling) that the same request cuts short.
+  let despertar: (() => void) | undefined;
   setHandler(reintentarAhora, () => {
+    if (despertar) {
+      despertar();
+      return true;
+    }
     if (!actual) return false;
     pedido = true;
     actual.cancel();
     return true;
   });
+  const abandonada = () => abandono?.pedido !== undefined;
 
   /** Runs a retrying step; an operator's retry-now restarts it. The workflow's own cancellation still ends it. */
-  return async function cancelable<T>(paso: () => Promise<T>): Promise<T> {
+  async function cancelable<T>(paso: () => Promise<T>): Promise<T> {
     for (;;) {
+      if (abandonada()) throw new Abandonado();
       const scope = new CancellationScope();
       actual = scope;
       pedido = false;
       try {
+        // An attempt that ends well despite the abandon (the PAC stamped it) is the outcome.
         return await scope.run(paso);
       } catch (err) {
+        if (abandonada()) throw new Abandonado();
         // Whatever the attempt ended with after the operator's request (cancelled, or failed on its way out),
         // a new one runs; a definitive error will end that one too.
         if (!pedido || CancellationScope.current().consideredCancelled) throw err;
@@ -63,7 +97,26 @@ export function crearEsperas() {
         actual = undefined;
       }
     }
-  };
+  }
+  /**
+   * `sleep(ms)` that an operator's retry-now ends early: the same one timer in the history (`condition` with a
+   * timeout), so a run replays the same whether or not it was cut.
+   */
+  async function dormir(ms: number): Promise<void> {
+    let cortado = false;
+    despertar = () => void (cortado = true);
+    try {
+      await condition(() => cortado, ms);
+    } finally {
+      despertar = undefined;
+    }
+  }
+  return Object.assign(cancelable, {
+    abandonada,
+    dormir,
+    /** The abandon's cut: the step in progress is cancelled, and waits for its attempt to end. */
+    cortar: () => actual?.cancel(),
+  });
 }
 
 export type Esperas = ReturnType<typeof crearEsperas>;
@@ -87,6 +140,8 @@ export async function pasoAcotado<T>(
   /** Written with the error (what ops find a waiting operation by, when not written before). */
   conElError: () => SearchAttributePair[] = () => [],
 ): Promise<{ valor: T; falla: boolean }> {
+  // Nothing more is tried once abandoned, not even the local try; a rejection already answered is still recorded.
+  if (nombre !== 'registro' && esperas.abandonada()) throw new Abandonado();
   try {
     return { valor: await local(), falla: false };
   } catch (err) {

@@ -6,6 +6,7 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setHandler,
   upsertSearchAttributes,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -13,7 +14,18 @@ import type { Actividades } from '../activities';
 import type { EntradaTimbrado, Paso } from '../activities/timbrado';
 import { ATRIBUTOS } from './atributos';
 import { colaPdf } from './pdf';
-import { CANCELABLE, crearEsperas, definitiva, pasoAcotado, responderEspera, type Esperas } from './pasos';
+import {
+  Abandonado,
+  abandonarTimbrado,
+  CANCELABLE,
+  crearEsperas,
+  definitiva,
+  pasoAcotado,
+  responderEspera,
+  type Abandono,
+  type Esperas,
+  type SolicitudAbandono,
+} from './pasos';
 import { REINTENTO_PAC } from './reintentos';
 
 export type ResultadoTimbrado = 'timbrada' | 'fallido';
@@ -273,18 +285,84 @@ function pdfEnCola() {
   });
 }
 
+export interface EntradaTimbradoV3 extends EntradaTimbrado {
+  /**
+   * Started to abandon (the stamping had no running workflow: terminated by an operator): no attempt is made, the
+   * abandon is recorded at once.
+   */
+  abandono?: SolicitudAbandono;
+}
+
+// The abandon's step asks the PAC for the stamp of the sealed XML, so it retries while the PAC is down: the
+// same policy as a stamping's PAC call. It is never cut short (nothing may run beside it).
+const abandono = proxyActivities<Actividades>({
+  startToCloseTimeout: '60 seconds',
+  heartbeatTimeout: '5 seconds',
+  retry: REINTENTO_PAC,
+  summary: 'Abandono del timbrado',
+});
+
+/**
+ * A run started after another was terminated may have that run's last PAC call still in flight (an activity
+ * outlives its terminated workflow until its call returns): the abandon waits until the invoice has been quiet
+ * for longer than such a call can last (a PAC call is bounded at 20 s, an attempt makes two). Within a run, the
+ * abandon waited for its own attempt to end: nothing to wait for.
+ */
+const QUIETUD_TRAS_OTRA_EJECUCION_MS = 60_000;
+
+/** Records the abandon (or the stamp the PAC already gave) and what ops see of it. */
+async function registrarAbandono(e: EntradaTimbrado, s: SolicitudAbandono, quietudMs: number) {
+  const r = await abandono.registrarAbandono({ ...e, pdfEnElFlujo: true }, s, quietudMs);
+  const resultado: ResultadoTimbrado = r.estado === 'timbrada' ? 'timbrada' : 'fallido';
+  upsertSearchAttributes([
+    { key: ATRIBUTOS.EstadoFactura, value: resultado },
+    {
+      key: ATRIBUTOS.ErrorTimbrado,
+      value: r.estado === 'rechazado' ? [r.error.paso ?? 'pac', r.error.codigo] : [],
+    },
+    ...(r.referencias?.length ? [{ key: ATRIBUTOS.Referencias, value: r.referencias }] : []),
+  ]);
+  return resultado;
+}
+
 /**
  * One per invoice (workflow id `timbrado:<factura>`): seal, pre-validate and stamp exactly once, answer the
  * API's wait, then render and store the PDF on the PDF queue. It stays open (`EstadoFactura` already
  * `timbrada`) while its PDF waits its turn.
+ *
+ * An operator may abandon it (`abandonarTimbrado`, the API's `…/timbrado/abandonar`) while it waits on a fault
+ * retrying cannot fix: the attempt in progress ends first (its activity is cancelled and waited for), then the PAC
+ * is asked for the stamp of the sealed XML, as every retry does: stamped, the stamp is recorded; otherwise the
+ * invoice ends `fallido` (`timbrado_abandonado`). No patch: a run that never receives the update, and every run
+ * started before it existed, takes exactly the steps it took before (the recorded histories replay).
  */
-export async function timbrarFacturaV3(e: EntradaTimbrado): Promise<ResultadoTimbrado> {
-  const esperas = crearEsperas();
+export async function timbrarFacturaV3(e: EntradaTimbradoV3): Promise<ResultadoTimbrado> {
+  const pedido: Abandono = {};
+  const esperas = crearEsperas(pedido);
   const fin = responderEspera(esperarTimbrado);
-  const resultado = await timbrarAcotado({ ...e, pdfEnElFlujo: true }, esperas, {
-    referencias: true,
-    deUnaVez: true,
+  setHandler(abandonarTimbrado, async (s) => {
+    if (fin.resultado === undefined) {
+      pedido.pedido ??= s;
+      esperas.cortar();
+    }
+    await condition(() => fin.resultado !== undefined);
+    return fin.resultado!;
   });
+  let resultado: ResultadoTimbrado;
+  if (e.abandono) {
+    pedido.pedido ??= e.abandono;
+    resultado = await registrarAbandono(e, pedido.pedido, QUIETUD_TRAS_OTRA_EJECUCION_MS);
+  } else {
+    try {
+      resultado = await timbrarAcotado({ ...e, pdfEnElFlujo: true }, esperas, {
+        referencias: true,
+        deUnaVez: true,
+      });
+    } catch (err) {
+      if (!(err instanceof Abandonado)) throw err;
+      resultado = await registrarAbandono(e, pedido.pedido!, 0);
+    }
+  }
   fin.resultado = resultado;
   if (resultado === 'timbrada') await pdfEnCola().generarPdf(e);
   await condition(allHandlersFinished);

@@ -3,6 +3,7 @@ import { aceptada } from '../aceptada';
 import { Router, type Response } from 'express';
 import type { ServicioAuditoria } from '../../servicios/auditoria';
 import type { ServicioEventos } from '../../servicios/eventos';
+import type { ServicioHistoria } from '../../servicios/historia';
 import type { ResultadoFactura, ServicioFacturas } from '../../servicios/facturas';
 import { alcanceDe } from '../alcance';
 import { creacionDe } from '../middleware/idempotencia';
@@ -16,6 +17,7 @@ export function rutasFacturas(
   facturas: ServicioFacturas,
   eventos: ServicioEventos,
   auditoria: ServicioAuditoria,
+  historia: ServicioHistoria,
 ): Router {
   const r = Router();
   r.post('/v1/facturas', async (req, res) => {
@@ -42,6 +44,12 @@ export function rutasFacturas(
   });
   r.post('/v1/facturas/:id/timbrado/reintentar', async (req, res) => {
     responder(res, await facturas.reintentarTimbrado(alcanceDe(req), req.params.id), 200);
+  });
+  r.post('/v1/facturas/:id/timbrado/abandonar', async (req, res) => {
+    responder(res, await facturas.abandonarTimbrado(alcanceDe(req), req.params.id), 200);
+  });
+  r.post('/v1/facturas/:id/cancelacion/reintentar', async (req, res) => {
+    responder(res, await facturas.reintentarCancelacion(alcanceDe(req), req.params.id), 200);
   });
   r.post('/v1/facturas/:id/cancelar', async (req, res) => {
     responder(
@@ -75,6 +83,9 @@ export function rutasFacturas(
   });
   r.get('/v1/facturas/:id/estado_sat', async (req, res) => {
     res.json(await facturas.estadoSat(alcanceDe(req), req.params.id));
+  });
+  r.get('/v1/facturas/:id/historia', async (req, res) => {
+    res.json(await historia.historia(alcanceDe(req), req.params.id));
   });
   r.get('/v1/facturas/:id/auditoria', async (req, res) => {
     const { zip } = await auditoria.paquete(alcanceDe(req), req.params.id);

@@ -44,8 +44,19 @@ export function rutasWebhooks(w: ServicioWebhooks): Router {
     aceptada(res, entrega).json(entrega);
   });
   r.get('/v1/eventos/:id/entregas', entregas('evento', w.entregasDeEvento));
+  r.get('/v1/entregas', async (req, res) => {
+    const q = req.query as { estado?: EstadoEntrega; webhook?: string; evento?: string };
+    // Every delivery of the account: a list of its own, apart from a webhook's or an event's.
+    const pagina = leerPagina(req.query, 'ent', 'cuenta');
+    res.json(lista(await w.listarEntregas(alcanceDe(req), q, pagina), 'cuenta'));
+  });
   r.get('/v1/entregas/:id', async (req, res) => {
     res.json(await w.obtenerEntrega(alcanceDe(req), req.params.id));
+  });
+  r.post('/v1/entregas/:id/reintentar', async (req, res) => {
+    const { entrega, pendiente } = await w.reintentarEntrega(alcanceDe(req), req.params.id);
+    if (pendiente) aceptada(res, entrega).json(entrega);
+    else res.json(entrega);
   });
   return r;
 }

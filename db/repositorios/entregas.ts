@@ -152,6 +152,23 @@ export function crearRepositorioEntregas(db: Knex) {
       return fila;
     },
 
+    /**
+     * The pending delivery of an event to a webhook, if any (the newest: before resends retried the pending one,
+     * a resend could leave two). Inside the caller's transaction, which holds the webhook's lock.
+     */
+    async pendienteDe(
+      tx: Transaccion,
+      a: Alcance,
+      eventoId: string,
+      webhookId: string,
+    ): Promise<EntregaPorIniciar | undefined> {
+      return conAlcance(conexion(db, tx), 'entregas', a)
+        .select(POR_INICIAR)
+        .where({ evento_id: eventoId, webhook_id: webhookId, estado: 'pendiente' })
+        .orderBy('id', 'desc')
+        .first();
+    },
+
     async obtener(a: Pick<Alcance, 'cuentaId' | 'modo'>, id: string, tx?: Transaccion) {
       const f = (await consulta(a, tx).where('entregas.id', id).first()) as FilaBd | undefined;
       return f && (await conIntentos([f], tx))[0];
@@ -231,8 +248,14 @@ export function crearRepositorioEntregas(db: Knex) {
       return filas;
     },
 
-    async cancelar(a: Pick<Alcance, 'cuentaId' | 'modo'>, id: string, ahora: Date): Promise<void> {
-      await conAlcance(db, 'entregas', a)
+    /** A pending delivery ends `cancelada` (its webhook is gone, or its workflow was stopped and a resend replaces it). */
+    async cancelar(
+      a: Pick<Alcance, 'cuentaId' | 'modo'>,
+      id: string,
+      ahora: Date,
+      tx?: Transaccion,
+    ): Promise<void> {
+      await conAlcance(conexion(db, tx), 'entregas', a)
         .where({ id, estado: 'pendiente' })
         .update({ estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });
     },

@@ -36,6 +36,13 @@ export interface Timbrador {
    */
   reintentar(a: Alcance, factura: { id: string; organizacionId: string; pagoId?: string }): Promise<void>;
   /**
+   * Abandons a pending stamping retrying cannot fix: its workflow stops trying (the attempt in progress ends
+   * first), then asks the PAC for the stamp of the sealed XML: stamped, that stamp is recorded; otherwise the
+   * invoice ends `fallido` (`timbrado_abandonado`). A stamping whose workflow is gone gets a run that only does
+   * that. Waits for it like `timbrar`.
+   */
+  abandonar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
+  /**
    * A stamped CFDI whose PDF is not stored yet: has it rendered now (ahead of the rendering queue, deduplicated
    * with it) and waits for it within the bounded wait.
    */
@@ -45,6 +52,11 @@ export interface Timbrador {
 /** Starts (or joins) the one cancellation workflow of an invoice and waits for the PAC's first answer. */
 export interface Cancelador {
   cancelar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
+  /**
+   * A cancellation in progress tries again now: its PAC call's backoff, or its wait before the next SAT check, is
+   * cut short; a cancellation whose workflow is gone (terminated) starts again. Waits like `cancelar`.
+   */
+  reintentar(a: Alcance, factura: { id: string; organizacionId: string }): Promise<void>;
 }
 
 /**
@@ -282,6 +294,35 @@ export function crearServicioFacturas(deps: DepsFacturas) {
     },
 
     /**
+     * POST …/timbrado/abandonar: a pending stamping retrying cannot fix (a PAC that refuses this document at the
+     * transport, a sandbox fault) ends. Exactly once: the PAC is asked first whether it stamped the sealed XML, and
+     * a stamp it has is recorded instead. Answers the invoice as it ended: `fallido` (`timbrado_abandonado`, event
+     * `factura.timbrado_fallido` with the caller as its actor), `timbrada`, or still pending after the bounded wait.
+     */
+    async abandonarTimbrado(a: Alcance, id: string): Promise<ResultadoFactura> {
+      const f = await fila(a, id);
+      if (f.timbrado_estado !== 'pendiente') {
+        throw new ErrorNegocio(
+          'conflicto',
+          'timbrado_no_pendiente',
+          `Solo se abandona un timbrado pendiente; el de la factura ${id} está ${f.timbrado_estado}.`,
+          'id',
+        );
+      }
+      if (f.documento.pago) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'timbrado_no_abandonable',
+          `${id} es el CFDI del pago ${f.documento.pago.id}: su timbrado es parte del registro del pago y no se abandona por separado; reintente con POST /v1/facturas/${id}/timbrado/reintentar.`,
+          'id',
+        );
+      }
+      await deps.timbrador.abandonar(a, { id, organizacionId: f.organizacion_id });
+      const g = await fila(a, id);
+      return { factura: dtoFactura(g), pendiente: g.timbrado_estado === 'pendiente' };
+    },
+
+    /**
      * POST …/cancelar: only a stamped invoice, one cancellation at a time; motivo 01 names the stamped
      * replacement, an invoice of the same organization that relates to this one with tipo_relacion 04.
      */
@@ -364,6 +405,27 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         );
       });
       await deps.cancelador.cancelar(a, { id, organizacionId: f.organizacion_id });
+      return resultadoCancelacion(a, id);
+    },
+
+    /**
+     * POST …/cancelacion/reintentar: a cancellation still `solicitada` (the PAC not answering) or `en_proceso` (the
+     * receiver deciding) asks again now instead of at its next retry or poll. The PAC answers a repeated request
+     * with its current state (202), so nothing is requested twice.
+     */
+    async reintentarCancelacion(a: Alcance, id: string): Promise<ResultadoFactura> {
+      const f = await fila(a, id);
+      if (!cancelacionEnCurso(f.cancelacion)) {
+        throw new ErrorNegocio(
+          'conflicto',
+          'cancelacion_no_pendiente',
+          `Solo se reintenta una cancelación en curso (solicitada o en_proceso); la factura ${id} ${
+            f.cancelacion ? `tiene su cancelación ${f.cancelacion.estado}` : 'no tiene cancelación solicitada'
+          }.`,
+          'id',
+        );
+      }
+      await deps.cancelador.reintentar(a, { id, organizacionId: f.organizacion_id });
       return resultadoCancelacion(a, id);
     },
 

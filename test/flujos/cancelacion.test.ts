@@ -3,7 +3,10 @@ import type { EstadoCancelacion } from '../../activities/cancelacion';
 import { inicioCancelacion } from '../../temporal/cancelador';
 import { ATRIBUTOS } from '../../workflows/atributos';
 import { esperarCancelacion } from '../../workflows/cancelacion';
-import { atributo, eventos, iniciarConEspera, prepararFlujos } from './soporte';
+import { ErrorPacTransitorio } from '../../pac/puerto';
+import { reintentarAhora } from '../../workflows/pasos';
+import { repetirHistoria } from '../support/historias';
+import { atributo, eventos, hasta, iniciarConEspera, prepararFlujos } from './soporte';
 
 const flujos = prepararFlujos();
 
@@ -89,6 +92,51 @@ describe('cancelarFactura', () => {
         expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('timbrada');
       });
       expect(p.llamadas).toEqual({ solicitar: 1, consultar: 1, vencer: 1 });
+    },
+  );
+});
+
+describe('cancelarFactura: reintentarAhora', () => {
+  it.concurrent(
+    "cuts the PAC call's backoff short and, later, the wait before the next poll; answers false while an attempt runs",
+    async () => {
+      let pacArriba = false;
+      let consultas = 0;
+      const actividades = {
+        async solicitarCancelacion(): Promise<EstadoCancelacion> {
+          if (!pacArriba)
+            throw new ErrorPacTransitorio('cancel_signature: falla de transporte (ECONNREFUSED)');
+          return 'en_proceso';
+        },
+        consultarCancelacion: async (): Promise<EstadoCancelacion> =>
+          ++consultas < 2 ? 'en_proceso' : 'cancelada',
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const i = inicioCancelacion(
+          cola,
+          { cuentaId: 'cta_1', modo: 'test' },
+          { id: `fac_${randomUUID()}`, organizacionId: 'org_1' },
+          // A poll an hour away: only the cut makes it come now.
+          { intervaloSondeoMs: 3_600_000, plazoMs: 7_200_000 },
+        );
+        const { espera, handle } = await iniciarConEspera(flujos.client, i, esperarCancelacion);
+        // The PAC call waits in its backoff (2 s, 4 s…): the cut starts it again at once.
+        await hasta(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2);
+        pacArriba = true;
+        expect(await handle.executeUpdate(reintentarAhora)).toBe(true);
+        expect(await espera.result()).toBe('en_proceso');
+        // Polling: its first check came an hour later without a cut; the cut brings it now.
+        await hasta(async () => (await eventos(handle, 'timerStartedEventAttributes')).length === 1);
+        expect(await handle.executeUpdate(reintentarAhora)).toBe(true);
+        await hasta(async () => consultas >= 1);
+        await hasta(async () => (await eventos(handle, 'timerStartedEventAttributes')).length === 2);
+        expect(await handle.executeUpdate(reintentarAhora)).toBe(true);
+        expect(await handle.result()).toBe('cancelada');
+        await expect(
+          repetirHistoria(await handle.fetchHistory(), handle.workflowId),
+        ).resolves.toBeUndefined();
+      });
+      expect(consultas).toBe(2);
     },
   );
 });

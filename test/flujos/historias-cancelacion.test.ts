@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EstadoCancelacion } from '../../activities/cancelacion';
+import { ErrorPacTransitorio } from '../../pac/puerto';
 import { inicioCancelacion } from '../../temporal/cancelador';
 import { esperarCancelacion } from '../../workflows/cancelacion';
 import { grabarSiSePide, leerHistoria, parches, programadas, repetirHistoria } from '../support/historias';
@@ -60,6 +61,37 @@ describe('historias de la cancelación', () => {
       ]);
       await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
       grabarSiSePide(historia, 'cancelacion-plazo.json');
+    });
+  });
+
+  it('replays the released runs with the window (cancelacion-plazo): polled until accepted, and one that waited on the PAC', async () => {
+    const h = leerHistoria('cancelacion-plazo.json');
+    expect(h.parches).toEqual([{ id: 'cancelacion-plazo', deprecated: false }]);
+    await expect(repetirHistoria(h.historia, 'cancelacion:historia-plazo')).resolves.toBeUndefined();
+    const espera = leerHistoria('cancelacion-pac-espera.json');
+    expect(espera.programadas).toEqual(['solicitarCancelacion', 'consultarCancelacion']);
+    await expect(
+      repetirHistoria(espera.historia, 'cancelacion:historia-pac-espera'),
+    ).resolves.toBeUndefined();
+  });
+
+  it('a cancellation of the current code that waits on the PAC retries it and replays', async () => {
+    let intentos = 0;
+    const actividades = {
+      async solicitarCancelacion(): Promise<EstadoCancelacion> {
+        if (++intentos < 2)
+          throw new ErrorPacTransitorio('cancel_signature: falla de transporte (ECONNREFUSED)');
+        return 'en_proceso';
+      },
+      consultarCancelacion: async (): Promise<EstadoCancelacion> => 'cancelada',
+    };
+    await flujos.conWorker(actividades, async (cola) => {
+      const { handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarCancelacion);
+      expect(await handle.result()).toBe('cancelada');
+      const historia = await handle.fetchHistory();
+      expect(programadas(historia)).toEqual(['solicitarCancelacion', 'consultarCancelacion']);
+      await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
+      grabarSiSePide(historia, 'cancelacion-pac-espera.json');
     });
   });
 

@@ -5,7 +5,7 @@ import { ErrorPacTransitorio } from '../../pac/puerto';
 import { inicioPdf } from '../../temporal/pdf';
 import { inicioTimbrado } from '../../temporal/timbrador';
 import { ATRIBUTOS } from '../../workflows/atributos';
-import { reintentarAhora } from '../../workflows/pasos';
+import { abandonarTimbrado, reintentarAhora } from '../../workflows/pasos';
 import { obtenerPdf } from '../../workflows/pdf';
 import { esperarTimbrado } from '../../workflows/timbrado';
 import {
@@ -181,6 +181,55 @@ describe('historias de timbrarFacturaV3', () => {
         expect(contar(historia, EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES)).toBe(2);
         await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
         grabarSiSePide(historia, 'timbrado-v3-espera.json');
+      },
+      conPdf,
+    );
+  });
+});
+
+describe('historias de timbrarFacturaV3 abandonado (abandonarTimbrado)', () => {
+  const solicitud = { origen: { solicitudId: 'req_abandono', llaveId: 'llave_ops' } };
+
+  it('replays the recorded run: the PAC attempt cancelled and waited for, then the abandon recorded', async () => {
+    const v = leerHistoria('timbrado-v3-abandono.json');
+    expect([v.tipo, v.programadas, v.parches]).toEqual([
+      'timbrarFacturaV3',
+      ['enviarAlPac', 'registrarAbandono'],
+      [],
+    ]);
+    expect(contar(v.historia, EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED)).toBe(1);
+    await expect(repetirHistoria(v.historia, 'timbrado:historia-v3-abandono')).resolves.toBeUndefined();
+  });
+
+  it('an abandon of the current code: no patch, the attempt cut, one activity records it; replays', async () => {
+    const actividades = {
+      async timbrarDeUnaVez(): Promise<Paso> {
+        throw new ErrorPacTransitorio('stamp: HTTP 500, SOAP Fault');
+      },
+      prepararTimbrado: async () => listo,
+      async enviarAlPac(): Promise<Paso> {
+        throw new ErrorPacTransitorio('stamp: HTTP 500, SOAP Fault');
+      },
+      registrarAbandono: async (): Promise<Paso> => ({
+        estado: 'rechazado',
+        referencias: REFERENCIAS,
+        error: { codigo: 'timbrado_abandonado', mensaje: 'abandonado', paso: 'pac' },
+      }),
+    };
+    await flujos.conWorker(
+      actividades,
+      async (cola) => {
+        const { espera, handle } = await iniciarConEspera(flujos.client, inicio(cola), esperarTimbrado);
+        await hasta(async () => ((await handle.describe()).raw.pendingActivities?.[0]?.attempt ?? 0) >= 2);
+        expect(await handle.executeUpdate(abandonarTimbrado, { args: [solicitud] })).toBe('fallido');
+        expect(await espera.result()).toBe('fallido');
+        await handle.result();
+        const historia = await handle.fetchHistory();
+        expect(parches(historia)).toEqual([]);
+        expect(programadas(historia)).toEqual(['enviarAlPac', 'registrarAbandono']);
+        expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toEqual(['pac', 'timbrado_abandonado']);
+        await expect(repetirHistoria(historia, handle.workflowId)).resolves.toBeUndefined();
+        grabarSiSePide(historia, 'timbrado-v3-abandono.json');
       },
       conPdf,
     );

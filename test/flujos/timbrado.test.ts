@@ -6,7 +6,7 @@ import type { ErrorTimbrado } from '../../dominio/factura';
 import { ErrorPacConfiguracion, ErrorPacTransitorio } from '../../pac/puerto';
 import { inicioTimbrado } from '../../temporal/timbrador';
 import { ATRIBUTOS } from '../../workflows/atributos';
-import { reintentarAhora } from '../../workflows/pasos';
+import { abandonarTimbrado, reintentarAhora } from '../../workflows/pasos';
 import { esperarTimbrado } from '../../workflows/timbrado';
 import { Context } from '@temporalio/activity';
 import { colaPdf } from '../../workflows/pdf';
@@ -380,6 +380,133 @@ describe('timbrarFacturaV3', () => {
       );
       expect(rechazos).toEqual([rechazo]);
       expect(renders).toBe(0);
+    },
+  );
+});
+
+describe('timbrarFacturaV3: abandonarTimbrado', () => {
+  const v3 = (cola: string) => inicio(cola, 'timbrarFacturaV3');
+  const solicitud = { origen: { solicitudId: 'req_abandono', llaveId: 'llave_ops' } };
+  const abandonado: Paso = {
+    estado: 'rechazado',
+    referencias: REFERENCIAS,
+    error: { codigo: 'timbrado_abandonado', mensaje: 'abandonado', paso: 'pac' },
+  };
+
+  it.concurrent(
+    'cuts the PAC attempt in progress, waits for it to end, then records the abandon once: fallido',
+    async () => {
+      const orden: string[] = [];
+      const enCurso = aviso();
+      const abandonos: [unknown, number][] = [];
+      const actividades = {
+        async timbrarDeUnaVez(): Promise<Paso> {
+          throw caida();
+        },
+        prepararTimbrado: async () => listo,
+        async enviarAlPac(): Promise<Paso> {
+          if (Context.current().info.isLocal) throw caida();
+          // The regular attempt hangs (a PAC that does not answer), heartbeating as the real one does, until it
+          // is cancelled; and ends late, as a PAC call ends at its own timeout.
+          const ctx = Context.current();
+          const latido = setInterval(() => ctx.heartbeat(), 100);
+          enCurso.resolver();
+          await ctx.cancelled.catch(() => undefined);
+          clearInterval(latido);
+          await new Promise((r) => setTimeout(r, 300));
+          orden.push('intento terminado');
+          throw caida();
+        },
+        async registrarAbandono(_e: EntradaTimbrado, s: unknown, quietud: number): Promise<Paso> {
+          orden.push('abandono');
+          abandonos.push([s, quietud]);
+          return abandonado;
+        },
+      };
+      await flujos.conWorker(
+        actividades,
+        async (cola) => {
+          const { espera, handle } = await iniciarConEspera(flujos.client, v3(cola), esperarTimbrado);
+          await enCurso.promesa;
+          expect(await handle.executeUpdate(abandonarTimbrado, { args: [solicitud] })).toBe('fallido');
+          expect(await espera.result()).toBe('fallido');
+          expect(await handle.result()).toBe('fallido');
+          expect(await atributo(handle, ATRIBUTOS.EstadoFactura)).toBe('fallido');
+          expect(await atributo(handle, ATRIBUTOS.ErrorTimbrado)).toEqual(['pac', 'timbrado_abandonado']);
+          // A second abandon (or one after the end) answers the outcome and records nothing.
+          await expect(handle.executeUpdate(abandonarTimbrado, { args: [solicitud] })).rejects.toThrow();
+        },
+        { pdf: { generarPdf: async () => undefined } },
+      );
+      // The attempt in flight ended before the PAC was asked: nothing was left running beside the abandon.
+      expect(orden).toEqual(['intento terminado', 'abandono']);
+      expect(abandonos).toEqual([[solicitud, 0]]);
+    },
+  );
+
+  it.concurrent(
+    'an attempt that stamps despite the cut is the outcome: timbrada, no abandon recorded',
+    async () => {
+      let abandonos = 0;
+      const enCurso = aviso();
+      const actividades = {
+        async timbrarDeUnaVez(): Promise<Paso> {
+          throw caida();
+        },
+        prepararTimbrado: async () => listo,
+        async enviarAlPac(): Promise<Paso> {
+          if (Context.current().info.isLocal) throw caida();
+          const ctx = Context.current();
+          const latido = setInterval(() => ctx.heartbeat(), 100);
+          enCurso.resolver();
+          // The PAC answers after the cancel was asked: the activity completes all the same.
+          await ctx.cancelled.catch(() => undefined);
+          clearInterval(latido);
+          return timbrada;
+        },
+        registrarAbandono: async () => (abandonos++, abandonado),
+      };
+      await flujos.conWorker(
+        actividades,
+        async (cola) => {
+          const { handle } = await iniciarConEspera(flujos.client, v3(cola), esperarTimbrado);
+          await enCurso.promesa;
+          expect(await handle.executeUpdate(abandonarTimbrado, { args: [solicitud] })).toBe('timbrada');
+          expect(await handle.result()).toBe('timbrada');
+        },
+        { pdf: { generarPdf: async () => undefined } },
+      );
+      expect(abandonos).toBe(0);
+    },
+  );
+
+  it.concurrent(
+    'with no run going (terminated), a run started to abandon makes no attempt and waits for quiet first',
+    async () => {
+      const llamadas: string[] = [];
+      const abandonos: [unknown, number][] = [];
+      const actividades = {
+        timbrarDeUnaVez: async () => (llamadas.push('timbrarDeUnaVez'), timbrada),
+        async registrarAbandono(_e: EntradaTimbrado, s: unknown, quietud: number): Promise<Paso> {
+          abandonos.push([s, quietud]);
+          return abandonado;
+        },
+      };
+      await flujos.conWorker(actividades, async (cola) => {
+        const i = v3(cola);
+        const inicioAbandono = new WithStartWorkflowOperation(i.tipo, {
+          ...opcionesInicio(i),
+          args: [{ ...i.entrada, abandono: solicitud }],
+        });
+        const r = await flujos.client.workflow.executeUpdateWithStart(abandonarTimbrado, {
+          args: [solicitud],
+          startWorkflowOperation: inicioAbandono,
+        });
+        expect(r).toBe('fallido');
+        expect(await (await inicioAbandono.workflowHandle()).result()).toBe('fallido');
+      });
+      expect(llamadas).toEqual([]);
+      expect(abandonos).toEqual([[solicitud, 60_000]]);
     },
   );
 });

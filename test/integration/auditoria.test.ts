@@ -175,6 +175,28 @@ describe('paquete de auditoría de una factura (GET /v1/facturas/{id}/auditoria)
       expect(e).toMatchObject({ webhook, estado: 'entregada', intentos: [{ numero: 1, status_http: 200 }] });
     }
 
+    // The story as people read it, from these very histories, the ledger and the logs (GET …/historia's).
+    const historia = JSON.parse(texto(zip, 'historia.json'));
+    expect(historia).toMatchObject({
+      objeto: 'historia',
+      factura: f.body.id,
+      temporal: { leido: true, error: null },
+    });
+    expect(historia.pasos.map((p: any) => p.tipo)).toEqual(
+      expect.arrayContaining([
+        'creada',
+        'sellada',
+        'timbrada',
+        'pago',
+        'cancelacion_solicitada',
+        'cancelada',
+        'webhook_entregado',
+      ]),
+    );
+    expect(historia.pasos.find((p: any) => p.tipo === 'pago').texto).toMatch(/: saldo insoluto \d+\.\d{2}/);
+    expect(historia.pasos.find((p: any) => p.tipo === 'timbrada').actor).toMatchObject({ tipo: 'llave' });
+    expect(texto(zip, 'historia.txt').trimEnd().split('\n').slice(2)).toHaveLength(historia.pasos.length);
+
     // Every raw history is Temporal's export and replays with the current workflow code; its readable twin
     // has the payloads decoded.
     for (const w of m.flujos) {

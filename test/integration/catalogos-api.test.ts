@@ -7,7 +7,7 @@ import { manejadorErrores, rutaNoEncontrada } from '../../api/middleware/manejad
 import { crearServidor } from '../../api/servidor';
 import { CatalogosEnMemoria, hoyEnMexico } from '../../db/catalogos/memoria';
 import { crearKnex, type Knex } from '../../db/conexion';
-import { crearRepositorioFacturas } from '../../db/repositorios/facturas';
+import { crearRepositorioPendientes } from '../../db/repositorios/pendientes';
 import { crearLogger } from '../../log/logger';
 
 // The API's HTTP server over real HTTP with the catalogs of the test database (the global setup loaded
@@ -20,7 +20,7 @@ let url: string;
 beforeAll(async () => {
   db = crearKnex(process.env.DATABASE_URL!);
   const logger = crearLogger('prueba', 'silent');
-  const metricas = crearMetricasApi(crearRepositorioFacturas(db));
+  const metricas = crearMetricasApi(crearRepositorioPendientes(db));
   const app = express();
   app.use(contexto(logger, metricas));
   app.use(rutaNoEncontrada);

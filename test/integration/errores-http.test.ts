@@ -281,6 +281,38 @@ const VALIDACION: CasoValidacion[] = [
     'factura',
   ],
   [
+    'enum del tipo de pendiente',
+    'GET',
+    '/v1/pendientes?tipo=otro',
+    {},
+    'El parámetro tipo debe ser uno de estos valores: timbrado, cancelacion, pago, correo, entrega, reexpedicion.',
+    'tipo',
+  ],
+  [
+    'fecha y hora de antes_de',
+    'GET',
+    '/v1/pendientes?antes_de=ayer',
+    {},
+    'El parámetro antes_de debe ser una fecha y hora ISO 8601 con zona (p. ej. 2026-11-23T02:53:10Z).',
+    'antes_de',
+  ],
+  [
+    'pattern del webhook en las entregas de la cuenta',
+    'GET',
+    '/v1/entregas?webhook=xyz',
+    {},
+    'El parámetro webhook no tiene el formato esperado (patrón ^wh_[0-9a-z]+$).',
+    'webhook',
+  ],
+  [
+    'pattern de la entrega a reintentar',
+    'POST',
+    '/v1/entregas/xyz/reintentar',
+    {},
+    'El parámetro de ruta id no tiene el formato esperado (patrón ^ent_[0-9a-z]+$).',
+    'id',
+  ],
+  [
     'parámetro de consulta vacío',
     'GET',
     '/v1/facturas?cliente=',
@@ -510,6 +542,12 @@ describe('sobre de error común', () => {
     it.each([
       ['PATCH sin cuerpo', 'PATCH', '/v1/cuenta', {}],
       ['POST sin cuerpo', 'POST', '/v1/facturas/fac_abc/cancelar', {}],
+      [
+        'texto plano a un POST sin cuerpo',
+        'POST',
+        '/v1/facturas/fac_abc/timbrado/abandonar',
+        { cuerpo: 'x', tipo: 'text/plain' },
+      ],
       ['texto plano', 'POST', '/v1/organizaciones', { cuerpo: 'rfc=x', tipo: 'text/plain' }],
       ['multipart donde solo va JSON', 'PATCH', '/v1/cuenta', { cuerpo: formulario({ nombre: 'x' }) }],
     ] as [string, string, string, Opciones][])(

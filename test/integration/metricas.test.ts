@@ -87,6 +87,9 @@ describe('métricas de Prometheus: /metricas de la API y el punto del worker', (
       // Across every account of the shared test database: at least this one, pending for over a second.
       expect(valor(api, 'cfdi_timbrados_pendientes')).toBeGreaterThanOrEqual(1);
       expect(valor(api, 'cfdi_timbrado_pendiente_mas_antiguo_segundos')).toBeGreaterThanOrEqual(1);
+      // The same backlog among every kind's.
+      expect(valor(api, 'cfdi_operaciones_pendientes', { tipo: 'timbrado' })).toBeGreaterThanOrEqual(1);
+      expect(valor(api, 'cfdi_operaciones_pendientes', { tipo: 'entrega' })).toBeGreaterThanOrEqual(0);
       const post202 = { metodo: 'POST', ruta: '/v1/facturas', estado: '202' };
       expect(valor(api, 'cfdi_http_solicitudes_total', post202)).toBe(1);
       expect(valor(api, 'cfdi_http_duracion_segundos_sum', post202)).toBeGreaterThanOrEqual(ESPERA_MS / 1000);

@@ -20,6 +20,7 @@ import { crearRepositorioPagos } from '../../db/repositorios/pagos';
 import { crearRepositorioProductos } from '../../db/repositorios/productos';
 import { crearRepositorioSondas } from '../../db/repositorios/sondas';
 import { crearRepositorioWebhooks } from '../../db/repositorios/webhooks';
+import { crearRepositorioPendientes } from '../../db/repositorios/pendientes';
 import { crearTransacciones, type Transacciones } from '../../db/transacciones';
 import type { Alcance, Modo, Origen } from '../../dominio/alcance';
 import { RegistroDuplicado } from '../../dominio/errores';
@@ -47,6 +48,7 @@ import { crearFacturasGlobalesEnMemoria } from '../support/memoria/facturas-glob
 import { crearSondasEnMemoria } from '../support/memoria/sondas';
 import { crearTransaccionesEnMemoria } from '../support/memoria/transacciones';
 import { crearWebhooksEnMemoria } from '../support/memoria/webhooks';
+import { crearPendientesEnMemoria } from '../support/memoria/pendientes';
 
 /**
  * The repository tier: every suite runs its `it`s twice, over the in-memory fake the unit tier trusts and over
@@ -75,6 +77,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     facturasGlobales: crearRepositorioFacturasGlobales(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),
     limites: crearRepositorioLimites(db),
+    pendientes: crearRepositorioPendientes(db),
   };
 }
 
@@ -119,6 +122,7 @@ function enMemoria(): Implementacion {
       facturasGlobales: crearFacturasGlobalesEnMemoria(m),
       idempotencia: crearIdempotenciaEnMemoria(m, crearBoveda({ clave: randomBytes(32), version: 1 })),
       limites: crearLimitesEnMemoria(m),
+      pendientes: crearPendientesEnMemoria(m),
     },
     transacciones: crearTransaccionesEnMemoria(m, {
       alConfirmarEventos: (ids) => void confirmados.push(ids),

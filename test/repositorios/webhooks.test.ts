@@ -156,7 +156,11 @@ contrato('webhooks: the service under concurrency', (impl) => {
       eventos: impl().repos.eventos,
       transacciones: impl().transacciones,
       boveda,
-      iniciador: { iniciar: async () => undefined, detener: async () => undefined },
+      iniciador: {
+        iniciar: async () => undefined,
+        detener: async () => undefined,
+        adelantar: async () => 'sin_flujo' as const,
+      },
       localesEnTest: false,
       resolver: async () => ['203.0.114.10'],
     });

@@ -121,6 +121,7 @@ const PISTAS: Record<string, () => fc.Arbitrary<unknown>> = {
   uuids: () => pista('uuid'),
   uuid_sustitucion: () => pista('uuid'),
   evento: () => pista('evt'),
+  webhook: () => pista('wh'),
   url: () => pista('url_webhook'),
   contrasena: () => pista('contrasena'),
   clave_prod_serv: () => fc.constantFrom('80111600', '43211914', '01010101', '84111506'),

@@ -12,7 +12,7 @@ import { crearMetricasApi } from '../../api/metricas';
 import { CatalogosEnMemoria } from '../../db/catalogos/memoria';
 import { cargarConfig, type Config } from '../../config/config';
 import { crearKnex, type Knex } from '../../db/conexion';
-import { crearRepositorioFacturas } from '../../db/repositorios/facturas';
+import { crearRepositorioPendientes } from '../../db/repositorios/pendientes';
 import type { RepositorioLimites } from '../../db/repositorios/limites';
 import { conectarTemporal } from '../../temporal/conexion';
 import { crearLogger, type Logger } from '../../log/logger';
@@ -267,7 +267,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
     pac: { pac: { ...config.pac, sandboxUrl: pacUrl } },
     urlAutofactura: config.autofacturaUrlBase,
   });
-  const metricas = crearMetricasApi(crearRepositorioFacturas(db));
+  const metricas = crearMetricasApi(crearRepositorioPendientes(db));
   const api = await escuchar(
     crearServidor({
       logger,

@@ -400,3 +400,79 @@ describe('timbrarDeUnaVez', () => {
     expect(r.referencias).toContain(CLIENTE.rfc);
   });
 });
+
+describe('registrarAbandono', () => {
+  const quien = { origen: { solicitudId: 'req_abandono', llaveId: 'llave_ops' } };
+  /** Sealed, and sent once to a PAC that did not answer: the state a stamping stuck on a fault is in. */
+  async function intentada(o: { perdida?: boolean } = {}) {
+    const e = await sellada();
+    x.pac.alTimbrar(o.perdida ? { tipo: 'perdido' } : { tipo: 'caido' });
+    await expect(enviar(e)).rejects.toThrow();
+    return e;
+  }
+
+  it('sin timbre en el PAC: fallido timbrado_abandonado, sin XML sellado, con su evento y quien lo pidió como actor', async () => {
+    const e = await intentada();
+    const r = await x.act.registrarAbandono(e, quien, 0);
+    expect(r).toMatchObject({ estado: 'rechazado', error: { codigo: 'timbrado_abandonado', paso: 'pac' } });
+    // Asked first, as every retry does; nothing sent again.
+    expect(x.pac.metodos()).toEqual(['timbrar', 'consultarTimbre']);
+    const f = guardada(e.facturaId);
+    expect(f).toMatchObject({ estado: 'borrador', timbrado_estado: 'fallido', uuid: null });
+    expect(f.timbrado_error!.mensaje).toMatch(
+      /^El timbrado se abandonó a petición de la llave llave_ops sin que el PAC lo timbrara \(1 intentos\)/,
+    );
+    expect(f.xml_sellado).toBeNull();
+    const [evento] = await eventos();
+    expect(evento).toMatchObject({
+      tipo: 'factura.timbrado_fallido',
+      actor: { tipo: 'llave', id: 'llave_ops' },
+      solicitud: { id: 'req_abandono', llave: 'llave_ops' },
+      datos: {
+        id: e.facturaId,
+        timbrado: { estado: 'fallido', ultimo_error: { codigo: 'timbrado_abandonado' } },
+      },
+    });
+    expect(x.metricas.timbrados).toEqual(['rechazada']);
+  });
+
+  it('si el PAC ya lo había timbrado (una respuesta perdida), guarda ese timbre: exactamente una vez', async () => {
+    const e = await intentada({ perdida: true });
+    const r = await x.act.registrarAbandono({ ...e, pdfEnElFlujo: true }, quien, 0);
+    expect(r.estado).toBe('timbrada');
+    const f = guardada(e.facturaId);
+    expect(f).toMatchObject({ estado: 'timbrada', timbrado_estado: 'timbrada' });
+    expect(x.pac.metodos().filter((m) => m === 'timbrar')).toHaveLength(1);
+    expect((await eventos()).map((v) => v.tipo)).toEqual(['factura.timbrada']);
+  });
+
+  it('nunca enviado al PAC: no le pregunta nada; ya timbrada o fallida: no cambia nada', async () => {
+    const e = await sellada();
+    expect((await x.act.registrarAbandono(e, quien, 0)).estado).toBe('rechazado');
+    expect(x.pac.metodos()).toEqual([]);
+    const antes = x.m.almacen.volcado();
+    expect(await x.act.registrarAbandono(e, quien, 0)).toMatchObject({
+      estado: 'rechazado',
+      error: { codigo: 'timbrado_abandonado' },
+    });
+    const t = await sellada();
+    await enviar(t);
+    const despues = x.m.almacen.volcado();
+    expect((await x.act.registrarAbandono(t, quien, 0)).estado).toBe('timbrada');
+    expect(x.m.almacen.volcado()).toBe(despues);
+    expect(antes).not.toBe(despues);
+  });
+
+  it('tras otra ejecución (quietud): con actividad reciente falla para reintentarse, sin preguntar ni escribir', async () => {
+    const e = await intentada();
+    // The activities' clock at the row's last write: not quiet yet.
+    x.reloj.ahora = new Date(guardada(e.facturaId).actualizado_en.getTime() + 10_000);
+    const antes = x.m.almacen.volcado();
+    await expect(x.act.registrarAbandono(e, quien, 60_000)).rejects.toThrow(
+      /espera a que termine un intento/,
+    );
+    expect(x.m.almacen.volcado()).toBe(antes);
+    x.reloj.ahora = new Date(guardada(e.facturaId).actualizado_en.getTime() + 61_000);
+    expect((await x.act.registrarAbandono(e, quien, 60_000)).estado).toBe('rechazado');
+  });
+});

@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import type { MetricMeter } from '@temporalio/common';
 import express from 'express';
 import { crearMetricasApi, type FuenteMetricas } from '../../api/metricas';
+import { TIPOS_PENDIENTE } from '../../dominio/pendiente';
 import { contexto } from '../../api/middleware/contexto';
 import { manejadorErrores, rutaNoEncontrada } from '../../api/middleware/manejador-errores';
 import { crearPlantillaDeRuta, rutasDelContrato, SIN_RUTA } from '../../api/plantillas-ruta';
@@ -53,7 +54,12 @@ describe('métricas HTTP de la API (middleware de contexto)', () => {
   let servidor: Server;
   let base: string;
   const fuente: FuenteMetricas = {
-    pendientesDeTimbrar: async () => ({ pendientes: 3, masAntiguoSegundos: 42.5 }),
+    atrasos: async () =>
+      TIPOS_PENDIENTE.map((tipo, i) => ({
+        tipo,
+        pendientes: tipo === 'timbrado' ? 3 : i,
+        masAntiguoSegundos: tipo === 'timbrado' ? 42.5 : i * 10,
+      })),
   };
   const metricas = crearMetricasApi(fuente);
 
@@ -101,10 +107,15 @@ describe('métricas HTTP de la API (middleware de contexto)', () => {
     expect([...rutas].sort()).toEqual(['/v1/facturas', '/v1/facturas/{id}', SIN_RUTA]);
   });
 
-  it('lee los timbrados pendientes en cada consulta, y trae las del proceso de Node', async () => {
+  it('lee las operaciones pendientes de cada tipo en cada consulta, y trae las del proceso de Node', async () => {
     const texto = await metricas.exponer(silencio);
     expect(valor(texto, 'cfdi_timbrados_pendientes')).toBe(3);
     expect(valor(texto, 'cfdi_timbrado_pendiente_mas_antiguo_segundos')).toBe(42.5);
+    // Every kind, labelled by `tipo`.
+    expect(valor(texto, 'cfdi_operaciones_pendientes', { tipo: 'timbrado' })).toBe(3);
+    expect(valor(texto, 'cfdi_operacion_pendiente_mas_antigua_segundos', { tipo: 'timbrado' })).toBe(42.5);
+    expect(valor(texto, 'cfdi_operaciones_pendientes', { tipo: 'entrega' })).toBe(4);
+    expect(valor(texto, 'cfdi_operacion_pendiente_mas_antigua_segundos', { tipo: 'reexpedicion' })).toBe(50);
     expect(valor(texto, 'process_resident_memory_bytes')).toBeGreaterThan(0);
     expect(metricas.tipoContenido).toMatch(/^text\/plain; version=0\.0\.4/);
   });
@@ -113,14 +124,16 @@ describe('métricas HTTP de la API (middleware de contexto)', () => {
     const lineas: string[] = [];
     const log = crearLogger('prueba', 'warn', { write: (l: string) => void lineas.push(l) });
     const caida = crearMetricasApi({
-      pendientesDeTimbrar: () => Promise.reject(new Error('connect ECONNREFUSED')),
+      atrasos: () => Promise.reject(new Error('connect ECONNREFUSED')),
     });
     caida.solicitud('GET', '/salud', 200, 0.01);
     const texto = await caida.exponer(log);
     expect(valor(texto, 'cfdi_timbrados_pendientes')).toBeNaN();
     expect(valor(texto, 'cfdi_timbrado_pendiente_mas_antiguo_segundos')).toBeNaN();
+    for (const tipo of TIPOS_PENDIENTE)
+      expect(valor(texto, 'cfdi_operaciones_pendientes', { tipo })).toBeNaN();
     expect(valor(texto, 'cfdi_http_solicitudes_total', { ruta: '/salud' })).toBe(1);
-    expect(lineas.join('')).toContain('no se pudieron leer los timbrados pendientes');
+    expect(lineas.join('')).toContain('no se pudieron leer las operaciones pendientes');
   });
 
   it('cada instancia tiene su propio registro: dos APIs en un proceso no se mezclan', async () => {

@@ -142,6 +142,12 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['put', '/v1/organizaciones/{id}/logo'],
   ['get', '/v1/organizaciones/{id}/logo'],
   ['delete', '/v1/organizaciones/{id}/logo'],
+  ['get', '/v1/pendientes'],
+  ['get', '/v1/entregas'],
+  ['post', '/v1/entregas/{id}/reintentar'],
+  ['post', '/v1/facturas/{id}/timbrado/abandonar'],
+  ['post', '/v1/facturas/{id}/cancelacion/reintentar'],
+  ['get', '/v1/facturas/{id}/historia'],
 ];
 /** The self-invoicing portal: a public page and the JSON operations it calls, without an API key. */
 const OPERACIONES_PORTAL: [Metodo, string][] = [
@@ -175,6 +181,8 @@ const LISTAS = [
   '/v1/eventos/{id}/entregas',
   '/v1/correos',
   '/v1/recibos',
+  '/v1/pendientes',
+  '/v1/entregas',
   '/v1/llaves_api',
 ];
 // Operator routes: loopback or the operator's bearer token, with a 401 of their own.

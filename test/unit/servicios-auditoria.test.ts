@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { strFromU8, unzipSync } from 'fflate';
 import { crearServicioAuditoria, type EjecucionFlujo, type LectorHistorias } from '../../servicios/auditoria';
 import { consultaDeFactura, historiaLegible } from '../../temporal/historias';
+import { crearServicioHistoria } from '../../servicios/historia';
 import { alcance, crearContextoActividad } from '../support/memoria';
 import { crearEntornoActividades, errorNegocio } from '../support/memoria/servicios';
 
@@ -58,6 +59,16 @@ const servicio = (lector: LectorHistorias) =>
     entregas: x.m.entregas,
     correos: x.m.correos,
     historias: lector,
+    historia: crearServicioHistoria({
+      facturas: x.m.facturas,
+      pagos: x.m.pagos,
+      eventos: x.m.eventos,
+      entregas: x.m.entregas,
+      correos: x.m.correos,
+      llaves: x.m.llaves,
+      flujos: { resumenes: async () => [] },
+      ahora: () => x.reloj.ahora,
+    }).historia,
     ahora: () => x.reloj.ahora,
   });
 
@@ -108,6 +119,24 @@ describe('paquete de auditoría', () => {
     expect(JSON.parse(strFromU8(archivos[`pagos/${pagoId}/cfdi.json`]!))).toEqual(
       JSON.parse(JSON.stringify(await x.s.facturas.obtener(x.a, cfdi))),
     );
+    // The readable history, as GET …/historia answers it, and as text: one line per step, local time.
+    const historia = JSON.parse(strFromU8(archivos['historia.json']!));
+    expect(historia).toMatchObject({ objeto: 'historia', factura: f.id, temporal: { leido: true } });
+    // (The fake stamping writes the stamp without its event: the payment is the story here.)
+    expect(historia.pasos.map((p: { tipo: string }) => p.tipo)).toEqual(
+      expect.arrayContaining(['creada', 'pago']),
+    );
+    const texto = strFromU8(archivos['historia.txt']!).split('\n');
+    expect(texto[0]).toBe(`Historia de la factura ${f.id} (test), hora local del lugar de expedición.`);
+    expect(texto.slice(2, -1)).toEqual(
+      historia.pasos.map((p: { texto: string }) =>
+        expect.stringMatching(
+          new RegExp(
+            `^\\d{4}-\\d{2}-\\d{2} \\d{2}:\\d{2}:\\d{2}  ${p.texto.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`,
+          ),
+        ),
+      ),
+    );
     // No cancellation, no acuse (and nothing said about it); no webhook, an empty delivery log.
     expect(archivos['acuse_cancelacion.xml']).toBeUndefined();
     expect(JSON.parse(strFromU8(archivos['entregas.json']!))).toEqual([]);
@@ -156,6 +185,8 @@ describe('paquete de auditoría', () => {
       'entregas.json',
       'eventos.json',
       'factura.json',
+      'historia.json',
+      'historia.txt',
       'manifiesto.json',
     ]);
     expect(m.omitidos.map((o: { ruta: string }) => o.ruta)).toEqual(['cfdi.xml', 'factura.pdf']);

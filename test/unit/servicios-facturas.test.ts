@@ -2,7 +2,7 @@ import type { Modo } from '../../dominio/alcance';
 import { ErrorPacConfiguracion, ErrorPacTransitorio } from '../../pac/puerto';
 import type { ConceptoNuevo, FacturaNueva } from '../../servicios/facturas/armar';
 import { CLIENTE, ORGANIZACION } from '../support/cuentas';
-import { alcance } from '../support/memoria';
+import { alcance, tablaFacturas } from '../support/memoria';
 import {
   crearServiciosEnMemoria,
   errorNegocio,
@@ -392,6 +392,87 @@ describe('facturas.reintentarTimbrado', () => {
       expect(e.codigo).toBe('factura_no_encontrada');
     }
     expect(s.timbrador.reintentos).toEqual([]);
+  });
+});
+
+describe('facturas.abandonarTimbrado', () => {
+  it('un timbrado pendiente se abandona: fallido timbrado_abandonado, respondido como final', async () => {
+    s.timbrador.desenlace('pendiente');
+    const { factura } = await s.facturas.crear(a, nueva());
+    const r = await s.facturas.abandonarTimbrado(a, factura.id);
+    expect(r.pendiente).toBe(false);
+    expect(r.factura).toMatchObject({
+      estado: 'borrador',
+      timbrado: { estado: 'fallido', ultimo_error: { codigo: 'timbrado_abandonado' } },
+    });
+    expect(s.timbrador.abandonos.map((l) => l.factura)).toEqual([
+      { id: factura.id, organizacionId: ids.org },
+    ]);
+  });
+
+  it('si el PAC ya lo había timbrado, responde la factura timbrada; si el abandono no termina, pendiente', async () => {
+    s.timbrador.desenlace('pendiente', 'pendiente');
+    const uno = (await s.facturas.crear(a, nueva())).factura;
+    const dos = (await s.facturas.crear(a, nueva())).factura;
+    s.timbrador.desenlaceAbandono('timbrada', 'pendiente');
+    expect(await s.facturas.abandonarTimbrado(a, uno.id)).toMatchObject({
+      pendiente: false,
+      factura: { estado: 'timbrada' },
+    });
+    expect(await s.facturas.abandonarTimbrado(a, dos.id)).toMatchObject({
+      pendiente: true,
+      factura: { timbrado: { estado: 'pendiente' } },
+    });
+  });
+
+  it('nada pendiente → 409 timbrado_no_pendiente; un CFDI de pago → 409 timbrado_no_abandonable; ajena → 404', async () => {
+    const hecha = await timbrada();
+    const e = await rechazoSinEscrituras(s.m, () => s.facturas.abandonarTimbrado(a, hecha.id));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'timbrado_no_pendiente', 'id']);
+    s.timbrador.desenlace('pendiente');
+    const { factura } = await s.facturas.crear(a, nueva());
+    const f = tablaFacturas(s.m.almacen).buscar(factura.id)!;
+    tablaFacturas(s.m.almacen).cambiar(factura.id, {
+      documento: { ...f.documento, pago: { id: 'pago_1', complemento: {} as never } },
+    });
+    const p = await rechazoSinEscrituras(s.m, () => s.facturas.abandonarTimbrado(a, factura.id));
+    expect([p.tipo, p.codigo]).toEqual(['conflicto', 'timbrado_no_abandonable']);
+    expect(p.message).toContain(`POST /v1/facturas/${factura.id}/timbrado/reintentar`);
+    for (const otro of [alcance('cta_b'), alcance('cta_a', 'live')]) {
+      expect((await errorNegocio(s.facturas.abandonarTimbrado(otro, factura.id))).codigo).toBe(
+        'factura_no_encontrada',
+      );
+    }
+    expect(s.timbrador.abandonos).toEqual([]);
+  });
+});
+
+describe('facturas.reintentarCancelacion', () => {
+  it('una cancelación en curso se reintenta ahora y se responde como cancelar: cancelada o aún en curso', async () => {
+    const f = await timbrada();
+    s.cancelador.desenlace('sin_respuesta');
+    expect((await s.facturas.cancelar(a, f.id, { motivo: '02' })).pendiente).toBe(true);
+    s.cancelador.desenlace('en_proceso');
+    const r1 = await s.facturas.reintentarCancelacion(a, f.id);
+    expect([r1.pendiente, r1.factura.cancelacion?.estado]).toEqual([true, 'en_proceso']);
+    const r2 = await s.facturas.reintentarCancelacion(a, f.id);
+    expect([r2.pendiente, r2.factura.estado]).toEqual([false, 'cancelada']);
+    expect(s.cancelador.reintentos.map((l) => l.factura)).toEqual([
+      { id: f.id, organizacionId: ids.org },
+      { id: f.id, organizacionId: ids.org },
+    ]);
+  });
+
+  it('sin cancelación en curso → 409 cancelacion_no_pendiente; ajena → 404; nada se pide', async () => {
+    const f = await timbrada();
+    const e = await rechazoSinEscrituras(s.m, () => s.facturas.reintentarCancelacion(a, f.id));
+    expect([e.tipo, e.codigo, e.parametro]).toEqual(['conflicto', 'cancelacion_no_pendiente', 'id']);
+    await s.facturas.cancelar(a, f.id, { motivo: '02' });
+    const hecha = await rechazoSinEscrituras(s.m, () => s.facturas.reintentarCancelacion(a, f.id));
+    expect(hecha.message).toContain('tiene su cancelación aceptada');
+    const otro = await errorNegocio(s.facturas.reintentarCancelacion(alcance('cta_b'), f.id));
+    expect(otro.codigo).toBe('factura_no_encontrada');
+    expect(s.cancelador.reintentos).toEqual([]);
   });
 });
 

@@ -71,6 +71,34 @@ async function conEntregas(n: number) {
   return { w, entregada: entregada!, pendientes };
 }
 
+/** A delivery's attempt as the activity logs it: failed, the next one scheduled. */
+const fallo = (id: string, numero: number) =>
+  s.m.entregas.registrarIntento(
+    a,
+    id,
+    {
+      numero,
+      iniciado_en: new Date(AHORA.getTime() + numero * 1000),
+      status_http: 500,
+      latencia_ms: 20,
+      error: { codigo: 'status_http', mensaje: 'El receptor respondió con HTTP 500.' },
+      respuesta: 'no',
+    },
+    { estado: 'pendiente', proximo_intento_en: new Date(AHORA.getTime() + 300_000) },
+  );
+
+/** A delivery ends (its workflow with it). */
+async function terminar(id: string, estado: 'entregada' | 'fallida') {
+  await s.m.entregas.registrarIntento(
+    a,
+    id,
+    { numero: 1, iniciado_en: AHORA, status_http: 200, latencia_ms: 5, error: null, respuesta: 'ok' },
+    { estado, proximo_intento_en: null },
+  );
+  const e = tablaEntregas(s.m.almacen).buscar(id)!;
+  s.m.despachador.cerrar(e);
+}
+
 const estados = () =>
   Object.fromEntries(
     tablaEntregas(s.m.almacen)
@@ -381,14 +409,15 @@ describe('reenviar', () => {
     expect(s.m.despachador.iniciadas).toEqual([]);
   });
 
-  it('crea una entrega nueva origen reenvio, la inicia, y los números crecen después del 0 del evento', async () => {
+  it('sin entrega pendiente crea una nueva origen reenvio y la inicia; los números crecen después del 0', async () => {
     const w = await s.webhooks.crear(a, nuevo());
     const evt = await registrarEvento();
     await s.m.despachador.despacharPendientes();
-    expect(s.m.despachador.iniciadas.map((e) => e.numero)).toEqual([0]);
+    const [original] = s.m.despachador.iniciadas;
+    expect(original!.numero).toBe(0);
+    await terminar(original!.id, 'entregada');
 
     const r1 = await s.webhooks.reenviar(a, w.id, evt);
-    const r2 = await s.webhooks.reenviar(a, w.id, evt);
     expect(r1).toMatchObject({
       objeto: 'entrega',
       modo: 'test',
@@ -400,9 +429,11 @@ describe('reenviar', () => {
       intentos: [],
       proximo_intento_en: null,
     });
+    await terminar(r1.id, 'fallida');
+    const r2 = await s.webhooks.reenviar(a, w.id, evt);
     expect(r2.id).not.toBe(r1.id);
     expect(s.m.despachador.iniciadas.map((e) => [e.id, e.numero])).toEqual([
-      [expect.any(String), 0],
+      [original!.id, 0],
       [r1.id, 1],
       [r2.id, 2],
     ]);
@@ -410,11 +441,70 @@ describe('reenviar', () => {
     const esperadas: [string, string][] = [
       [r2.id, 'reenvio'],
       [r1.id, 'reenvio'],
-      [s.m.despachador.iniciadas[0]!.id, 'evento'],
+      [original!.id, 'evento'],
     ];
     expect(deEvento.datos.map((e) => [e.id, e.origen])).toEqual(
       esperadas.sort(([x], [y]) => (x < y ? 1 : -1)),
     );
+  });
+
+  it('con la entrega del evento aún pendiente no crea otra: esa misma intenta ahora y es la respuesta', async () => {
+    const w = await s.webhooks.crear(a, nuevo());
+    const evt = await registrarEvento();
+    await s.m.despachador.despacharPendientes();
+    const [original] = s.m.despachador.iniciadas;
+    await fallo(original!.id, 1);
+
+    const r = await s.webhooks.reenviar(a, w.id, evt);
+    expect(r).toMatchObject({ id: original!.id, origen: 'evento', estado: 'pendiente' });
+    expect(r.intentos).toHaveLength(1);
+    expect(s.m.despachador.adelantadas.map((e) => e.id)).toEqual([original!.id]);
+    // Nothing new: one delivery of the event to the webhook, one workflow.
+    expect(s.m.despachador.iniciadas.map((e) => e.id)).toEqual([original!.id]);
+    expect((await s.webhooks.entregasDeEvento(a, evt, {}, { limite: 10 })).datos).toHaveLength(1);
+
+    // A resend still pending gets the same: a second resend is not a third delivery.
+    await terminar(original!.id, 'fallida');
+    const r1 = await s.webhooks.reenviar(a, w.id, evt);
+    const r2 = await s.webhooks.reenviar(a, w.id, evt);
+    expect(r2.id).toBe(r1.id);
+    expect((await s.webhooks.entregasDeEvento(a, evt, {}, { limite: 10 })).datos).toHaveLength(2);
+  });
+
+  it('con la pendiente detenida fuera del servicio (su workflow terminado tras intentar): la cancela y crea otra', async () => {
+    const w = await s.webhooks.crear(a, nuevo());
+    const evt = await registrarEvento();
+    await s.m.despachador.despacharPendientes();
+    const [original] = s.m.despachador.iniciadas;
+    await fallo(original!.id, 1);
+    s.m.despachador.cerrar(original!);
+
+    const r = await s.webhooks.reenviar(a, w.id, evt);
+    expect(r).toMatchObject({ origen: 'reenvio', estado: 'pendiente' });
+    expect(r.id).not.toBe(original!.id);
+    expect(estados()[original!.id]).toBe('cancelada');
+    expect(s.m.despachador.iniciadas.map((e) => e.id)).toEqual([original!.id, r.id]);
+  });
+
+  it('con la pendiente sin workflow y sin intentos (su inicio se perdió): la inicia y la responde', async () => {
+    const w = await s.webhooks.crear(a, nuevo());
+    const evt = await registrarEvento();
+    // The event's delivery row exists but its workflow never started (the process died after the commit).
+    const [fila] = await s.m.entregas.crearParaEvento((await s.m.eventos.paraDespacho(evt))!);
+    const r = await s.webhooks.reenviar(a, w.id, evt);
+    expect(r).toMatchObject({ id: fila!.id, origen: 'evento' });
+    expect(s.m.despachador.iniciadas.map((e) => e.id)).toEqual([fila!.id]);
+  });
+
+  it('con Temporal caído responde la pendiente, que sigue su calendario: ninguna entrega de más', async () => {
+    const w = await s.webhooks.crear(a, nuevo());
+    const evt = await registrarEvento();
+    await s.m.despachador.despacharPendientes();
+    const [original] = s.m.despachador.iniciadas;
+    s.m.despachador.responderAdelanto('temporal_caido');
+    const r = await s.webhooks.reenviar(a, w.id, evt);
+    expect(r.id).toBe(original!.id);
+    expect((await s.webhooks.entregasDeEvento(a, evt, {}, { limite: 10 })).datos).toHaveLength(1);
   });
 
   it('a un webhook sin entrega previa del evento, el primer reenvío es el 1', async () => {
@@ -456,5 +546,94 @@ describe('entregas', () => {
     const ajena = await errorNegocio(s.webhooks.obtenerEntrega(alcance('cta_b'), entregada.id));
     expect([ajena.codigo, aApiError(ajena).status]).toEqual(['entrega_no_encontrada', 404]);
     expect((await s.webhooks.obtenerEntrega(a, entregada.id)).estado).toBe('entregada');
+  });
+});
+
+describe('reintentarEntrega', () => {
+  it('una pendiente que espera su siguiente intento lo hace ahora, en su mismo workflow; responde la entrega', async () => {
+    const { pendientes } = await conEntregas(1);
+    const e = pendientes[0]!;
+    await fallo(e.id, 1);
+    const r = await s.webhooks.reintentarEntrega(a, e.id);
+    expect(r).toMatchObject({ pendiente: true, entrega: { id: e.id, estado: 'pendiente' } });
+    expect(s.m.despachador.adelantadas.map((x) => x.id)).toEqual([e.id]);
+    // The same delivery: no new row, no new workflow.
+    expect(s.m.despachador.iniciadas).toHaveLength(2);
+  });
+
+  it('una que ya terminó → 409 entrega_no_pendiente, que dice cómo reenviar; ajena → 404', async () => {
+    const { w, entregada } = await conEntregas(0);
+    const e = await rechazoSinEscrituras(s.m, () => s.webhooks.reintentarEntrega(a, entregada.id));
+    expect(respuesta(e)).toMatchObject({ status: 409, codigo: 'entrega_no_pendiente', parametro: 'id' });
+    expect(e.message).toContain(`POST /v1/webhooks/${w.id}/entregas`);
+    for (const otro of [alcance('cta_b'), live]) {
+      const x = await rechazoSinEscrituras(s.m, () => s.webhooks.reintentarEntrega(otro, entregada.id));
+      expect(respuesta(x)).toMatchObject({ status: 404, codigo: 'entrega_no_encontrada' });
+    }
+    expect(s.m.despachador.adelantadas).toEqual([]);
+  });
+
+  it('con su workflow terminado tras intentar → 409 entrega_detenida (la arregla un reenvío); sin intentos, la inicia', async () => {
+    const { pendientes } = await conEntregas(2);
+    const [detenida, perdida] = pendientes;
+    await fallo(detenida!.id, 1);
+    s.m.despachador.cerrar(detenida!);
+    const e = await rechazoSinEscrituras(s.m, () => s.webhooks.reintentarEntrega(a, detenida!.id));
+    expect(respuesta(e)).toMatchObject({ status: 409, codigo: 'entrega_detenida' });
+
+    // Its workflow never ran (a lost start): started now, the same delivery.
+    s.m.despachador.cerrar(perdida!);
+    tablaEntregas(s.m.almacen).cambiar(perdida!.id, { intentos: 0 });
+    const antes = s.m.despachador.iniciadas.length;
+    const r = await s.webhooks.reintentarEntrega(a, perdida!.id);
+    expect(r.entrega.id).toBe(perdida!.id);
+    expect(s.m.despachador.iniciadas).toHaveLength(antes);
+  });
+
+  it('con Temporal caído → 503 temporal_no_disponible con Retry-After, sin cambiar nada', async () => {
+    const { pendientes } = await conEntregas(1);
+    s.m.despachador.responderAdelanto('temporal_caido');
+    const e = await rechazoSinEscrituras(s.m, () => s.webhooks.reintentarEntrega(a, pendientes[0]!.id));
+    expect(respuesta(e)).toMatchObject({ status: 503, codigo: 'temporal_no_disponible' });
+  });
+});
+
+describe('listarEntregas', () => {
+  it('todas las de la cuenta y el modo, de todos los webhooks, por estado, webhook y evento', async () => {
+    const { w, entregada, pendientes } = await conEntregas(1);
+    const otro = await s.webhooks.crear(a, nuevo('https://otro.ejemplo.mx/x'));
+    const evt = await registrarEvento();
+    await s.m.despachador.despacharPendientes();
+    const delEvento = s.m.despachador.iniciadas.filter((e) => e.evento_id === evt);
+    expect(delEvento.map((e) => e.webhook_id).sort()).toEqual([w.id, otro.id].sort());
+    const ids = (l: { datos: { id: string }[] }) => l.datos.map((e) => e.id);
+    const nuevas = (x: string[]) => [...x].sort().reverse();
+
+    const todas = await s.webhooks.listarEntregas(a, {}, { limite: 10 });
+    expect(ids(todas)).toEqual(
+      nuevas([entregada.id, ...pendientes.map((e) => e.id), ...delEvento.map((e) => e.id)]),
+    );
+    const pendientesDeW = await s.webhooks.listarEntregas(
+      a,
+      { estado: 'pendiente', webhook: w.id },
+      { limite: 10 },
+    );
+    expect(ids(pendientesDeW)).toEqual(
+      nuevas([
+        ...pendientes.map((e) => e.id),
+        ...delEvento.filter((e) => e.webhook_id === w.id).map((e) => e.id),
+      ]),
+    );
+    expect(ids(await s.webhooks.listarEntregas(a, { evento: evt }, { limite: 10 }))).toEqual(
+      nuevas(delEvento.map((e) => e.id)),
+    );
+    expect(ids(await s.webhooks.listarEntregas(a, { estado: 'entregada' }, { limite: 10 }))).toEqual([
+      entregada.id,
+    ]);
+    expect((await s.webhooks.listarEntregas(alcance('cta_b'), {}, { limite: 10 })).datos).toEqual([]);
+    const sinWebhook = await errorNegocio(s.webhooks.listarEntregas(a, { webhook: 'wh_no' }, { limite: 1 }));
+    expect([sinWebhook.codigo, sinWebhook.parametro]).toEqual(['webhook_no_encontrado', 'webhook']);
+    const sinEvento = await errorNegocio(s.webhooks.listarEntregas(a, { evento: 'evt_no' }, { limite: 1 }));
+    expect([sinEvento.codigo, sinEvento.parametro]).toEqual(['evento_no_encontrado', 'evento']);
   });
 });

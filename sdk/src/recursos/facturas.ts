@@ -1,6 +1,6 @@
 import { esperarHasta, type OpcionesEspera } from '../esperar';
 import { Paginador } from '../paginacion';
-import type { CancelacionNueva, EstadoSat, Factura, FacturaNueva, FiltrosLista } from '../tipos';
+import type { CancelacionNueva, EstadoSat, Factura, FacturaNueva, FiltrosLista, Historia } from '../tipos';
 import type { OpcionesSolicitud } from '../transporte';
 import { Grupo, seg } from './comun';
 
@@ -39,6 +39,19 @@ export class Facturas extends Grupo {
     return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/timbrado/reintentar`, opciones });
   }
 
+  /**
+   * Abandons a pending stamping that retrying cannot fix: 200 with the invoice `fallido` (`timbrado_abandonado`),
+   * or `timbrada` if the PAC had already stamped it; 202 while the abandon goes on.
+   */
+  abandonarTimbrado(id: string, opciones?: OpcionesSolicitud): Promise<Factura> {
+    return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/timbrado/abandonar`, opciones });
+  }
+
+  /** A cancellation in progress asks the PAC (or the SAT) again now: 200 cancelled, 202 still in progress. */
+  reintentarCancelacion(id: string, opciones?: OpcionesSolicitud): Promise<Factura> {
+    return this.t.json({ metodo: 'POST', ruta: `${ruta(id)}/cancelacion/reintentar`, opciones });
+  }
+
   /** Asks for the cancellation (200 cancelled, 202 in progress: then `esperarCancelacion`). */
   cancelar(id: string, datos: CancelacionNueva, opciones?: OpcionesSolicitud): Promise<Factura> {
     return this.crearJson(`${ruta(id)}/cancelar`, datos, opciones);
@@ -62,6 +75,11 @@ export class Facturas extends Grupo {
   /** What the SAT says of the CFDI now (vigente or cancelado, cancelable or not), asked through the PAC. */
   estadoSat(id: string, opciones?: OpcionesSolicitud): Promise<EstadoSat> {
     return this.obtenerJson(`${ruta(id)}/estado_sat`, opciones);
+  }
+
+  /** The invoice's story as readable steps (created, sealed, PAC attempts, stamped, emails, payments, webhooks). */
+  historia(id: string, opciones?: OpcionesSolicitud): Promise<Historia> {
+    return this.obtenerJson(`${ruta(id)}/historia`, opciones);
   }
 
   /** The audit package (ZIP bytes). */

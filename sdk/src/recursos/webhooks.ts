@@ -48,7 +48,10 @@ export class Webhooks extends Grupo {
   ): Paginador<Entrega> {
     return new Paginador(this.t, `${ruta(id)}/entregas`, filtros, opciones);
   }
-  /** Sends an event again as a new delivery (202): follow it with `entregas.esperar`. */
+  /**
+   * Sends an event again (202): a new delivery, or, while one of the event to this webhook is still pending, that
+   * same one attempting now. Follow it with `entregas.esperar`.
+   */
   reenviar(id: string, evento: string, opciones?: OpcionesSolicitud): Promise<Entrega> {
     return this.crearJson(`${ruta(id)}/entregas`, { evento }, opciones);
   }
@@ -78,6 +81,17 @@ export class Eventos extends Grupo {
 export class Entregas extends Grupo {
   obtener(id: string, opciones?: OpcionesSolicitud): Promise<Entrega> {
     return this.obtenerJson(`/v1/entregas/${seg(id)}`, opciones);
+  }
+  /** Every delivery of the account, across webhooks, newest first (`{ estado: 'fallida' }`: what to resend). */
+  listar(filtros: FiltrosLista<'listarEntregas'> = {}, opciones?: OpcionesSolicitud): Paginador<Entrega> {
+    return new Paginador(this.t, '/v1/entregas', filtros, opciones);
+  }
+  /**
+   * The pending delivery's next attempt now, in the same delivery (no second one): 200 once it ended, 202 while
+   * still pending (follow it with `esperar`).
+   */
+  reintentar(id: string, opciones?: OpcionesSolicitud): Promise<Entrega> {
+    return this.t.json({ metodo: 'POST', ruta: `/v1/entregas/${seg(id)}/reintentar`, opciones });
   }
   /** Waits until the delivery leaves `pendiente` (`entregada`, `fallida` or `cancelada`). */
   esperar(entrega: Entrega | string, opciones?: OpcionesEspera): Promise<Entrega> {

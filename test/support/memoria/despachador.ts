@@ -4,7 +4,9 @@ import type { EntregaPorIniciar, RepositorioEntregas } from '../../../db/reposit
 import type { RepositorioEventos } from '../../../db/repositorios/eventos';
 import type { IniciadorCorreos } from '../../../servicios/correos';
 import type { IniciadorEntregas } from '../../../servicios/webhooks';
+import { ErrorNegocio } from '../../../dominio/errores';
 import { idCorreo, idEntrega } from '../../../temporal/despachador';
+import { crearGuion } from './guion';
 
 /**
  * temporal/despachador.ts without Temporal: the same outbox steps over the fakes, and a delivery's workflow is
@@ -21,6 +23,11 @@ export function crearDespachadorEnMemoria(p: {
   const detenidas: EntregaPorIniciar[] = [];
   const correos: CorreoPorIniciar[] = [];
   const workflows = new Set<string>();
+  /** Workflows that ended (or were terminated): an update finds none, a start is refused (REJECT_DUPLICATE). */
+  const cerrados = new Set<string>();
+  /** Deliveries asked to attempt now, and what their workflow answers while it runs (`adelantada` by default). */
+  const adelantadas: EntregaPorIniciar[] = [];
+  const respuestas = crearGuion<'adelantada' | 'en_curso' | 'temporal_caido'>(() => 'adelantada');
 
   function iniciarCorreo(c: CorreoPorIniciar) {
     if (workflows.has(idCorreo(c))) return;
@@ -60,11 +67,33 @@ export function crearDespachadorEnMemoria(p: {
     async detener(entregas) {
       detenidas.push(...entregas);
     },
+    async adelantar(e) {
+      const r = respuestas.siguiente();
+      if (r === 'temporal_caido') {
+        throw new ErrorNegocio('servicio_no_disponible', 'temporal_no_disponible', 'Temporal no respondió.');
+      }
+      const id = idEntrega(e);
+      if (!workflows.has(id) || cerrados.has(id)) return 'sin_flujo';
+      adelantadas.push(e);
+      return r;
+    },
     async iniciarCorreos(lista) {
       lista.forEach(iniciarCorreo);
     },
   };
-  return { ...despachador, anunciados, iniciadas, detenidas, correos };
+  return {
+    ...despachador,
+    anunciados,
+    iniciadas,
+    detenidas,
+    correos,
+    adelantadas,
+    /** What the next `adelantar` calls of running workflows answer. */
+    responderAdelanto: respuestas.poner,
+    /** A delivery's workflow ends (or an operator terminates it). */
+    cerrar: (e: Pick<EntregaPorIniciar, 'evento_id' | 'webhook_id' | 'numero'>) =>
+      void cerrados.add(idEntrega(e)),
+  };
 }
 
 export type DespachadorEnMemoria = ReturnType<typeof crearDespachadorEnMemoria>;

@@ -200,7 +200,23 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
       return filas.map(porIniciar);
     },
 
-    async cancelar(a, id, ahora) {
+    async pendienteDe(tx, a, eventoId, webhookId) {
+      exigirAbierta(tx);
+      const r = tabla
+        .todas()
+        .filter(
+          (x) =>
+            deAlcance(a)(x) &&
+            x.evento_id === eventoId &&
+            x.webhook_id === webhookId &&
+            x.estado === 'pendiente',
+        )
+        .sort((x, y) => (x.id < y.id ? 1 : -1))[0];
+      return r && porIniciar(r);
+    },
+
+    async cancelar(a, id, ahora, tx) {
+      exigirAbierta(tx);
       const r = tabla.buscar(id);
       if (r && deAlcance(a)(r) && r.estado === 'pendiente')
         tabla.cambiar(id, { estado: 'cancelada', proximo_intento_en: null, actualizado_en: ahora });

@@ -19,6 +19,7 @@ import { crearFacturasGlobalesEnMemoria } from './facturas-globales';
 import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
 import { crearWebhooksEnMemoria } from './webhooks';
+import { crearPendientesEnMemoria } from './pendientes';
 
 export { Almacen, ClaveUnicaViolada } from './almacen';
 export { nuevaCuenta } from './cuentas';
@@ -68,6 +69,7 @@ export function crearMemoria() {
     entregas,
     correos,
     limites: crearLimitesEnMemoria(almacen),
+    pendientes: crearPendientesEnMemoria(almacen),
     despachador,
   };
 }

@@ -29,6 +29,8 @@ export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {
   const llamadas: Llamada[] = [];
   const desenlaces = crearGuion<DesenlaceTimbrado>(() => 'timbrada');
   const reintentos: Llamada[] = [];
+  const abandonos: Llamada[] = [];
+  const desenlacesAbandono = crearGuion<'fallido' | 'timbrada' | 'pendiente'>(() => 'fallido');
   const pdfsPedidos: { alcance: Alcance; facturaId: string }[] = [];
   // `true`: the render outlasts the API's wait (the PDF queue is stopped), nothing is stored.
   const pdf = { tarda: false };
@@ -60,13 +62,42 @@ export function crearTimbradorEnMemoria(p: Puertos, o: { sinPacEn?: Modo[] } = {
       reintentos.push({ alcance, factura });
       await aplicar(alcance, factura);
     },
+    // The abandon's outcome, as the workflow's activity records it: `fallido` unless scripted otherwise.
+    async abandonar(alcance, factura) {
+      abandonos.push({ alcance, factura });
+      const d = desenlacesAbandono.siguiente();
+      if (d === 'pendiente') return;
+      await p.transacciones.ejecutar((tx) =>
+        d === 'timbrada'
+          ? p.facturas.guardarTimbre(tx, alcance, factura.id, {
+              uuid: randomUUID(),
+              xml: '<cfdi:Comprobante/>',
+              fechaTimbrado: '2025-06-01T06:00:05',
+              noCertificadoSat: '30001000000500003456',
+            })
+          : p.facturas.guardarRechazo(tx, alcance, factura.id, {
+              codigo: 'timbrado_abandonado',
+              mensaje: 'El timbrado se abandonó.',
+              paso: 'pac',
+            }),
+      );
+    },
     // The rendering workflow's outcome: a PDF stored for the invoice, as the PDF worker would.
     async pedirPdf(alcance, facturaId) {
       pdfsPedidos.push({ alcance, facturaId });
       if (!pdf.tarda) await p.facturas.guardarPdf(alcance, facturaId, Buffer.from(`%PDF-1.7 ${facturaId}`));
     },
   };
-  return { ...timbrador, llamadas, reintentos, pdfsPedidos, pdf, desenlace: desenlaces.poner };
+  return {
+    ...timbrador,
+    llamadas,
+    reintentos,
+    abandonos,
+    pdfsPedidos,
+    pdf,
+    desenlace: desenlaces.poner,
+    desenlaceAbandono: desenlacesAbandono.poner,
+  };
 }
 
 /** `sin_respuesta`: the PAC has not answered within the wait; the cancellation stays `solicitada`. */
@@ -74,8 +105,14 @@ export type DesenlaceCancelacion = 'aceptada' | 'en_proceso' | 'sin_respuesta' |
 
 export function crearCanceladorEnMemoria(p: Puertos) {
   const llamadas: Llamada[] = [];
+  const reintentos: Llamada[] = [];
   const desenlaces = crearGuion<DesenlaceCancelacion>(() => 'aceptada');
   const cancelador: Cancelador = {
+    // The workflow's retry-now, then its answer as `cancelar` would give it.
+    async reintentar(alcance, factura) {
+      reintentos.push({ alcance, factura });
+      await cancelador.cancelar(alcance, factura);
+    },
     async cancelar(alcance, factura) {
       llamadas.push({ alcance, factura });
       const d = desenlaces.siguiente();
@@ -99,5 +136,5 @@ export function crearCanceladorEnMemoria(p: Puertos) {
       }
     },
   };
-  return { ...cancelador, llamadas, desenlace: desenlaces.poner };
+  return { ...cancelador, llamadas, reintentos, desenlace: desenlaces.poner };
 }

@@ -154,6 +154,8 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
       iniciador: m.despachador,
       localesEnTest: true,
       resolver,
+      // A retry-now answers at once: the fakes' workflows make no attempt by themselves.
+      esperaReintentoMs: 0,
       ahora,
     }),
     correos: crearServicioCorreos({
