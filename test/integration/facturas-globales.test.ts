@@ -18,7 +18,6 @@ import { cadenaPorXslt, validarConEsquema } from '../support/xslt';
 type Factura = Esquema<'Factura'>;
 type Recibo = Esquema<'Recibo'>;
 
-
 /**
  * The global invoice through the whole stack: the SAT's own XSD and XSLT judge every global issued, the motivo-04
  * procedure runs as its Temporal workflow against the sandbox PAC, and the organization's schedule issues one
