@@ -2,7 +2,6 @@ import type { MetricMeter } from '@temporalio/common';
 import type { Knex } from 'knex';
 import type { Modo } from '../dominio/alcance';
 import type { DepsActividades } from '../activities';
-import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
 import { crearRepositorioCertificados } from '../db/repositorios/certificados';
 import { crearRepositorioFacturas } from '../db/repositorios/facturas';
 import { crearRepositorioOrganizaciones } from '../db/repositorios/organizaciones';
