@@ -38,12 +38,16 @@ export function zonaIana(husoHorario: string): string {
   return z;
 }
 
-/** `YYYY-MM-DDThh:mm:ss` in the place's local time. */
-export function fechaCfdi(instante: Date, husoHorario: string): string {
+/** `YYYY-MM-DDThh:mm:ss` in an IANA zone's local time. */
+export function fechaEnZona(instante: Date, zona: string): string {
   const p = Object.fromEntries(
-    formato(zonaIana(husoHorario))
+    formato(zona)
       .formatToParts(instante)
       .map((x) => [x.type, x.value]),
   );
   return `${p.year}-${p.month}-${p.day}T${p.hour}:${p.minute}:${p.second}`;
 }
+
+/** `YYYY-MM-DDThh:mm:ss` in the place's local time. */
+export const fechaCfdi = (instante: Date, husoHorario: string): string =>
+  fechaEnZona(instante, zonaIana(husoHorario));

@@ -1,4 +1,4 @@
-import { zonaIana } from '../cfdi/fecha';
+import { fechaEnZona, zonaIana } from '../cfdi/fecha';
 
 /*
  * Sentences for people (ops, finance), in Spanish: the pending view's causes and an invoice's history. Times are
@@ -8,22 +8,10 @@ import { zonaIana } from '../cfdi/fecha';
 
 const ZONA_POR_OMISION = 'America/Mexico_City';
 
-const formatos = new Map<string, Intl.DateTimeFormat>();
-function partes(instante: Date, zona: string): Record<string, string> {
-  let f = formatos.get(zona);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-CA', {
-      timeZone: zona,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-    });
-    formatos.set(zona, f);
-  }
-  return Object.fromEntries(f.formatToParts(instante).map((p) => [p.type, p.value]));
+/** A local time's fields, from the one formatter of local times (cfdi/fecha). */
+function partes(instante: Date, zona: string) {
+  const [year, month, day, hour, minute] = fechaEnZona(instante, zona).split(/[-T:]/);
+  return { year, month, day, hour, minute };
 }
 
 /** The IANA zone of a `huso_horario` of the postal-code catalog; central Mexico's when unknown. */
@@ -65,20 +53,5 @@ export function fallaDelPac(mensaje: string | null | undefined): string {
 }
 
 /** `2026-11-27 10:42:01`: a whole local date and time, for a log read line by line (`historia.txt`). */
-export function fechaHora(instante: Date, huso: string | null | undefined): string {
-  const p = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone: zonaDe(huso),
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-      .formatToParts(instante)
-      .map((x) => [x.type, x.value]),
-  );
-  return `${p.year}-${p.month}-${p.day} ${p.hour}:${p.minute}:${p.second}`;
-}
+export const fechaHora = (instante: Date, huso: string | null | undefined): string =>
+  fechaEnZona(instante, zonaDe(huso)).replace('T', ' ');

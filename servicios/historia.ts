@@ -8,6 +8,7 @@ import type { FilaPago, RepositorioPagos } from '../db/repositorios/pagos';
 import type { Alcance } from '../dominio/alcance';
 import { ErrorNegocio, noEncontrado } from '../dominio/errores';
 import { dtoEvento, type Evento } from '../presentacion/evento';
+import { fechaEnZona } from '../cfdi/fecha';
 import { iso } from '../presentacion/fechas';
 import { saldosParcialidad } from '../presentacion/importes';
 import { fallaDelPac, hora, veces, zonaDe } from '../presentacion/textos';
@@ -72,23 +73,7 @@ const CANCELACION = new Set(['solicitarCancelacion', 'consultarCancelacion']);
 /** `YYYY-MM-DDThh:mm:ss` of a zone (the CFDI's Fecha) as an instant: the zone's offset at that moment. */
 function desdeLocal(fecha: string, huso: string | undefined): Date {
   const supuesto = new Date(`${fecha}Z`);
-  const partes = Object.fromEntries(
-    new Intl.DateTimeFormat('en-CA', {
-      timeZone: zonaDe(huso),
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    })
-      .formatToParts(supuesto)
-      .map((p) => [p.type, p.value]),
-  );
-  const local = new Date(
-    `${partes.year}-${partes.month}-${partes.day}T${partes.hour}:${partes.minute}:${partes.second}Z`,
-  );
+  const local = new Date(`${fechaEnZona(supuesto, zonaDe(huso))}Z`);
   return new Date(supuesto.getTime() - (local.getTime() - supuesto.getTime()));
 }
 
