@@ -39,6 +39,7 @@ import type { DepsSalud } from './salud/verificar';
 import { crearLimitesAutofactura, type OpcionesLimitesAutofactura } from './middleware/limite-autofactura';
 import { rutasAutofactura } from './rutas/autofactura';
 import { rutasLogos } from './rutas/logos';
+import { rutasConsola, type OpcionesConsola } from './consola/rutas';
 
 export interface DepsApi {
   logger: Logger;
@@ -55,6 +56,8 @@ export interface DepsApi {
   metricas: MetricasApi;
   /** The self-invoicing portal's limits per client address (its failed lookups' window is the authentications'). */
   autofactura: Pick<OpcionesLimitesAutofactura, 'porDireccion'> & { clavesFallidas: number };
+  /** The console's links to the Temporal UI. */
+  consola: OpcionesConsola;
 }
 
 /** Every /v1 route but the catalogs needs a key. */
@@ -89,6 +92,8 @@ export function crearApp(deps: DepsApi): Express {
   app.set('query parser', 'simple');
   app.use(contexto(deps.logger, deps.metricas));
   app.use(rutasDocumentacion(rutaOpenApi()));
+  // The console's pages and forms (HTML, urlencoded, its own session): outside the JSON contract and its checks.
+  app.use(rutasConsola(servicios, deps.consola));
   // Who is asking comes before what they sent: without a valid key, a malformed or oversized body is a 401.
   const fallos = crearLimiteDeFallos(servicios.limites, deps.fallosAutenticacion);
   app.use(

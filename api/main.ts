@@ -58,6 +58,7 @@ async function main() {
     limite: config.limiteSolicitudes,
     fallosAutenticacion: config.fallosAutenticacion,
     autofactura: config.autofactura,
+    consola: { temporalUi: config.temporal.uiUrl, namespace: config.temporal.namespace },
     tokenOperador: config.tokenOperador,
     proxiesConfiables: config.proxiesConfiables,
     metricas,

@@ -42,6 +42,8 @@ import { crearLectorFlujosTemporal } from '../temporal/flujos';
 import { crearRepositorioPendientes } from '../db/repositorios/pendientes';
 import { crearServicioPendientes } from '../servicios/pendientes';
 import { crearServicioHistoria } from '../servicios/historia';
+import { crearRepositorioUsuarios } from '../db/repositorios/usuarios';
+import { crearServicioUsuarios } from '../servicios/usuarios';
 
 /**
  * How long a status query to the SAT may hold an API request (`GET …/estado_sat`, synchronous): past it, a 503
@@ -130,6 +132,7 @@ export function crearServicios(deps: {
     timbrador,
     csdVigente,
   });
+  const usuariosRepo = crearRepositorioUsuarios(db);
   const historias = crearLectorHistoriasTemporal(deps.temporal.cliente);
   const historia = crearServicioHistoria({
     facturas: facturasRepo,
@@ -138,10 +141,13 @@ export function crearServicios(deps: {
     entregas,
     correos,
     llaves: llavesRepo,
+    usuarios: usuariosRepo,
     flujos: historias,
   });
   return {
     llavesRepo,
+    /** The console's people and their sessions. */
+    usuarios: crearServicioUsuarios({ usuarios: usuariosRepo, liveHabilitado: cuenta.liveHabilitado }),
     /** The rate limits, shared by every API replica through the database. */
     limites: crearRepositorioLimites(db),
     idempotencia: crearRepositorioIdempotencia(db, boveda),

@@ -20,6 +20,7 @@ import * as m018 from './migrations/018_recibos';
 import * as m019 from './migrations/019_facturas_globales';
 import * as m020 from './migrations/020_logos_organizacion';
 import * as m021 from './migrations/021_pendientes';
+import * as m022 from './migrations/022_usuarios_consola';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '019_facturas_globales': m019,
   '020_logos_organizacion': m020,
   '021_pendientes': m021,
+  '022_usuarios_consola': m022,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -1,18 +1,26 @@
 import type { Esquema } from '../contrato';
 import type { FilaEvento } from '../db/repositorios/eventos';
 import { LLAVE_SISTEMA } from '../dominio/alcance';
+import { esUsuario } from '../dominio/usuario';
 import { iso } from './fechas';
 
 /**
- * Who acted: the API key whose request caused the event, written by that request or by the operation it started
+ * Who acted: the API key (or console user) whose request caused the event, written by that request or by the operation it started
  * (the key that cancelled is the actor of `factura.cancelada`); `sistema` when no request is behind it; null in
  * events written before it was recorded.
  */
 function actor(f: FilaEvento) {
   if (f.actor === null) return null;
-  const llave = f.solicitud_llave_id ?? (f.actor === LLAVE_SISTEMA ? null : f.actor);
-  return llave ? { tipo: 'llave' as const, id: llave } : { tipo: 'sistema' as const, id: null };
+  const id = f.solicitud_llave_id ?? (f.actor === LLAVE_SISTEMA ? null : f.actor);
+  if (!id) return { tipo: 'sistema' as const, id: null };
+  return { tipo: esUsuario(id) ? ('usuario' as const) : ('llave' as const), id };
 }
+
+/** The request behind the event; a console user's has no key (the actor names the person). */
+const solicitud = (f: FilaEvento) =>
+  f.solicitud_id === null
+    ? null
+    : { id: f.solicitud_id, llave: esUsuario(f.solicitud_llave_id) ? null : f.solicitud_llave_id };
 
 export function dtoEvento(f: FilaEvento): Esquema<'Evento'> {
   // In the documented order: a webhook's body is this object's JSON, byte for byte what gets signed.
@@ -23,7 +31,7 @@ export function dtoEvento(f: FilaEvento): Esquema<'Evento'> {
     tipo: f.tipo,
     creado_en: iso(f.creado_en),
     actor: actor(f),
-    solicitud: f.solicitud_id === null ? null : { id: f.solicitud_id, llave: f.solicitud_llave_id },
+    solicitud: solicitud(f),
     datos: f.datos,
   } satisfies Esquema<'EventoBase'> & { tipo: Esquema<'TipoEvento'>; datos: unknown };
   // `datos` is the snapshot dtoFactura, dtoPago or dtoCertificado made when the event was written, per `tipo`.

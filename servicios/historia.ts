@@ -1,3 +1,5 @@
+import type { RepositorioUsuarios } from '../db/repositorios/usuarios';
+import { esUsuario } from '../dominio/usuario';
 import type { Esquema } from '../contrato';
 import type { FilaCorreo, RepositorioCorreos } from '../db/repositorios/correos';
 import type { FilaEntregaConUrl, RepositorioEntregas } from '../db/repositorios/entregas';
@@ -58,6 +60,7 @@ export interface DepsHistoria {
   entregas: Pick<RepositorioEntregas, 'deEventos'>;
   correos: Pick<RepositorioCorreos, 'deFacturas'>;
   llaves: Pick<RepositorioLlaves, 'obtener'>;
+  usuarios: Pick<RepositorioUsuarios, 'obtener'>;
   flujos: LectorPasosFlujo;
   ahora?: () => Date;
 }
@@ -98,25 +101,31 @@ export function crearServicioHistoria(deps: DepsHistoria) {
     }
   }
 
-  /** Who acted, with the key's name when the account still has it. */
+  /** Who acted: a key with its name while the account has it, or a console user with their email. */
   function actores(a: Alcance) {
     const nombres = new Map<string, Promise<string | null>>();
     const nombre = (id: string) => {
       if (!nombres.has(id))
         nombres.set(
           id,
-          deps.llaves.obtener(a.cuentaId, id, ['test', 'live']).then((l) => l?.nombre ?? null),
+          esUsuario(id)
+            ? deps.usuarios.obtener(a.cuentaId, id).then((u) => u?.correo ?? null)
+            : deps.llaves.obtener(a.cuentaId, id, ['test', 'live']).then((l) => l?.nombre ?? null),
         );
       return nombres.get(id)!;
     };
-    return async (llave: string | null | undefined): Promise<Actor> =>
-      llave
-        ? { tipo: 'llave', id: llave, nombre: await nombre(llave) }
+    return async (id: string | null | undefined): Promise<Actor> =>
+      id
+        ? { tipo: esUsuario(id) ? 'usuario' : 'llave', id, nombre: await nombre(id) }
         : { tipo: 'sistema', id: null, nombre: null };
   }
 
   const quien = (x: Actor) =>
-    x.tipo === 'llave' ? `la llave ${x.nombre ? `«${x.nombre}» (${x.id})` : x.id}` : 'el servicio';
+    x.tipo === 'usuario'
+      ? `${x.nombre ?? x.id} desde la consola`
+      : x.tipo === 'llave'
+        ? `la llave ${x.nombre ? `«${x.nombre}» (${x.id})` : x.id}`
+        : 'el servicio';
 
   async function armar(a: Alcance, f: FilaFactura): Promise<Historia> {
     const t = ahora();

@@ -35,18 +35,28 @@ export const CSP_PORTAL =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; " +
   "form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
 
+/**
+ * The console is server-rendered and runs no script at all: its style sheet, inline SVG charts, forms posting to
+ * itself, never framed.
+ */
+export const CSP_CONSOLA =
+  "default-src 'none'; style-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; " +
+  "base-uri 'none'";
+
 /** Headers every answer carries, whichever path serves it; authenticated answers are never cached. */
 function encabezadosDeSeguridad(res: ServerResponse, ruta: string): void {
   res.setHeader('X-Content-Type-Options', 'nosniff');
   res.setHeader('X-Frame-Options', 'DENY');
   res.setHeader('Referrer-Policy', 'no-referrer');
   const portal = ruta === '/autofactura' || ruta.startsWith('/autofactura/');
+  const consola = ruta === '/consola' || ruta.startsWith('/consola/');
   res.setHeader(
     'Content-Security-Policy',
-    ruta.startsWith('/docs') ? CSP_DOCS : portal ? CSP_PORTAL : CSP_API,
+    ruta.startsWith('/docs') ? CSP_DOCS : portal ? CSP_PORTAL : consola ? CSP_CONSOLA : CSP_API,
   );
-  // The portal's answers carry a receipt's or a buyer's data, and its page's address the key: never stored.
-  if ((ruta.startsWith('/v1/') && !ruta.startsWith('/v1/catalogos')) || portal)
+  // The portal's answers carry a receipt's or a buyer's data, and its page's address the key; the console's, an
+  // account's: never stored (the console's style sheet sets its own).
+  if ((ruta.startsWith('/v1/') && !ruta.startsWith('/v1/catalogos')) || portal || consola)
     res.setHeader('Cache-Control', 'no-store');
 }
 

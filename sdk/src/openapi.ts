@@ -4328,20 +4328,22 @@ export interface components {
       /**
        * @description Quién actuó: `llave` (con su `id`, `llave_…`), la llave cuya solicitud causó el evento, la escribiera
        *     esa solicitud o la operación que inició (la llave que pidió la cancelación es el actor de
-       *     `factura.cancelada`; la que creó la factura, el de su `factura.timbrada`); `sistema` (`id: null`) si
-       *     ninguna solicitud está detrás: avisos de certificados, una operación retomada por el reanudador.
-       *     `null` en los eventos anteriores a este campo.
+       *     `factura.cancelada`; la que creó la factura, el de su `factura.timbrada`); `usuario` (`usr_…`), una
+       *     persona que actuó desde la consola (`/consola`); `sistema` (`id: null`) si ninguna solicitud está
+       *     detrás: avisos de certificados, una operación retomada por el reanudador. `null` en los eventos
+       *     anteriores a este campo.
        */
       actor: {
         /** @enum {string} */
-        tipo: 'llave' | 'sistema';
+        tipo: 'llave' | 'usuario' | 'sistema';
         /** @example llave_01kbq2f0h2k4n6q8s0v2x4z6 */
         id: string | null;
       } | null;
       /**
        * @description La solicitud a la API detrás del evento: la que lo escribió o, para los que escribe el servicio, la que
        *     inició la operación (la que creó o mandó timbrar la factura, pidió su cancelación o registró el pago).
-       *     `id` es su `X-Request-Id` (el de la respuesta) y `llave` la llave que la hizo. `null` cuando ninguna
+       *     `id` es su `X-Request-Id` (el de la respuesta) y `llave` la llave que la hizo (`null` si la hizo una
+       *     persona desde la consola: `actor` la nombra). `null` cuando ninguna
        *     solicitud la inició (avisos de certificados, una operación retomada por el reanudador) y en los eventos
        *     anteriores a este campo.
        */
@@ -4679,12 +4681,13 @@ export interface components {
       | 'webhook_cancelado'
       | 'evento';
     /**
-     * @description Quién actuó: la llave de la solicitud que lo pidió (con su nombre, si la cuenta aún la tiene) o el servicio
-     *     (`sistema`); `null` en un paso que no es de nadie (los reintentos del PAC, una entrega).
+     * @description Quién actuó: la llave de la solicitud que lo pidió (con su nombre, si la cuenta aún la tiene), la persona
+     *     que lo pidió desde la consola (`usuario`, con su correo en `nombre`) o el servicio (`sistema`); `null` en un
+     *     paso que no es de nadie (los reintentos del PAC, una entrega).
      */
     ActorHistoria: {
       /** @enum {string} */
-      tipo: 'llave' | 'sistema';
+      tipo: 'llave' | 'usuario' | 'sistema';
       id: string | null;
       nombre: string | null;
     } | null;

@@ -280,6 +280,7 @@ export async function iniciarPila(op: OpcionesPila = {}): Promise<Pila> {
         limite: op.limite ?? config.limiteSolicitudes,
         fallosAutenticacion: op.fallosAutenticacion ?? config.fallosAutenticacion,
         autofactura: op.autofactura ?? config.autofactura,
+        consola: { temporalUi: config.temporal.uiUrl, namespace: config.temporal.namespace },
         tokenOperador: op.tokenOperador ?? config.tokenOperador,
         proxiesConfiables: op.proxiesConfiables ?? config.proxiesConfiables,
         salud: {

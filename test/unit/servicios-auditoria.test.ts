@@ -66,6 +66,7 @@ const servicio = (lector: LectorHistorias) =>
       entregas: x.m.entregas,
       correos: x.m.correos,
       llaves: x.m.llaves,
+      usuarios: x.m.usuarios,
       flujos: { resumenes: async () => [] },
       ahora: () => x.reloj.ahora,
     }).historia,

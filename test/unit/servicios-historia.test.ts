@@ -37,6 +37,7 @@ const servicio = () =>
     entregas: x.m.entregas,
     correos: x.m.correos,
     llaves: x.m.llaves,
+    usuarios: x.m.usuarios,
     flujos: {
       async resumenes(_a, ids) {
         pedidos.push(ids);

@@ -1,0 +1,44 @@
+import type { Router } from 'express';
+import type { Servicios } from '../../../composicion/servicios';
+import type { Esquema } from '../../../contrato';
+import { alcanceDe } from '../../alcance';
+import { aviso, pagina } from '../diseno';
+import { html } from '../html';
+import { enviar } from '../rutas';
+import { consolaDe } from '../sesion';
+import { avisoDe } from './comun';
+
+type Webhook = Esquema<'Webhook'>;
+
+export function paginaPanel(r: Router, s: Servicios): void {
+  r.get('/consola', async (req, res) => {
+    const { marco } = consolaDe(req);
+    const a = alcanceDe(req);
+    const [pendientes, webhooks] = await Promise.all([
+      s.pendientes.listar(a, {}, { limite: 100 }),
+      s.webhooks.listar(a, { limite: 100 }),
+    ]);
+    const fallando = (webhooks.datos as (Webhook & { salud?: { fallando_desde: string | null } })[]).filter(
+      (w) => w.salud?.fallando_desde,
+    ).length;
+    const nPendientes = `${pendientes.datos.length}${pendientes.hayMas ? '+' : ''}`;
+    enviar(
+      res,
+      pagina(
+        marco,
+        'Panel',
+        html`${aviso(avisoDe(req))}
+          <div class="tarjetas">
+            <div class="tarjeta">
+              <a href="/consola/pendientes">Operaciones pendientes</a
+              ><span class="cifra${pendientes.datos.length ? ' alerta' : ''}">${nPendientes}</span>
+            </div>
+            <div class="tarjeta">
+              <a href="/consola/webhooks">Webhooks fallando</a
+              ><span class="cifra${fallando ? ' alerta' : ''}">${fallando}</span>
+            </div>
+          </div>`,
+      ),
+    );
+  });
+}
