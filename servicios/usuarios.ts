@@ -66,6 +66,8 @@ export function crearServicioUsuarios(deps: {
   // A hash no password matches, verified when the email is unknown so both answers take as long.
   let senuelo: Promise<string> | undefined;
   const hashSenuelo = () => (senuelo ??= hashear(randomBytes(16).toString('hex')));
+  // Expired sessions go at most once an hour per process, on a sign-in (no scheduler needed).
+  let ultimaPurga = -Infinity;
 
   return {
     /** A new user with a one-time password, returned once: it must be changed at the first sign-in. */
@@ -118,6 +120,10 @@ export function crearServicioUsuarios(deps: {
         ahora: t,
         venceEn: new Date(t.getTime() + DURACION_SESION_MS),
       });
+      if (t.getTime() - ultimaPurga >= 3600_000) {
+        ultimaPurga = t.getTime();
+        await deps.usuarios.purgarVencidas(t);
+      }
       const { contrasena_hash: _h, ...usuario } = u;
       return { token, usuario };
     },
