@@ -7,6 +7,9 @@ import { cargarCatalogos } from './catalogos/cargar';
 import { asegurarBase, crearKnex, type Knex } from './conexion';
 import { migrar } from './migraciones';
 import { crearCuentaConLlave } from './repositorios/cuentas';
+import { crearRepositorioUsuarios } from './repositorios/usuarios';
+import { contrasenaTemporal, hashContrasena } from '../seguridad/contrasenas';
+import { nuevoId } from './ids';
 
 /**
  * Provisioning of the application database, idempotent: creates the database, runs the migrations,
@@ -35,25 +38,47 @@ async function main() {
 interface Demo {
   cuenta: { id: string };
   llave: { secreto: string };
+  /** The console's demo admin and its one-time password (good until its first sign-in). */
+  consola?: { correo: string; contrasena_temporal: string };
 }
+
+const CORREO_DEMO = 'admin@demo.local';
 
 /** The demo key's secret is kept in git-ignored .data/demo.json (0600), only so `make up` can print it. */
 async function asegurarDemo(db: Knex) {
   const archivo = join(rutaDatos(), 'demo.json');
+  let demo: Demo | undefined;
   try {
     const previo = JSON.parse(readFileSync(archivo, 'utf8')) as Demo;
     const vigente = await db('llaves_api')
       .where({ hash: hashLlave(previo.llave.secreto), cuenta_id: previo.cuenta.id })
       .whereNull('revocada_en')
       .first();
-    if (vigente) return;
+    if (vigente) demo = previo;
   } catch {
     // missing or stale: create a new one
   }
-  const creada = await crearCuentaConLlave(db, 'Cuenta de demostración');
+  if (!demo) {
+    demo = await crearCuentaConLlave(db, 'Cuenta de demostración');
+    console.log(`cuenta de demostración creada: ${demo.cuenta.id}`);
+  }
+  // The console's admin of the demo account, created once (a database kept from before the console gets one too).
+  const usuarios = crearRepositorioUsuarios(db);
+  if (!demo.consola && !(await usuarios.porCorreo(CORREO_DEMO))) {
+    const contrasena = contrasenaTemporal();
+    await usuarios.insertar({
+      id: nuevoId('usr'),
+      cuenta_id: demo.cuenta.id,
+      correo: CORREO_DEMO,
+      rol: 'admin',
+      debe_cambiar_contrasena: true,
+      creado_en: new Date(),
+      contrasena_hash: await hashContrasena(contrasena),
+    });
+    demo.consola = { correo: CORREO_DEMO, contrasena_temporal: contrasena };
+  }
   mkdirSync(rutaDatos(), { recursive: true });
-  writeFileSync(archivo, JSON.stringify(creada, null, 2), { mode: 0o600 });
-  console.log(`cuenta de demostración creada: ${creada.cuenta.id}`);
+  writeFileSync(archivo, JSON.stringify(demo, null, 2), { mode: 0o600 });
 }
 
 main().catch((e) => {

@@ -268,6 +268,7 @@ async function main() {
   const demo = JSON.parse(readFileSync(join(rutaDatos(), 'demo.json'), 'utf8')) as {
     cuenta: { id: string };
     llave: { secreto: string };
+    consola?: { correo: string; contrasena_temporal: string };
   };
   const componentes = Object.entries(salud.componentes as Record<string, { estado: string }>)
     .map(([k, v]) => `${k} ${v.estado}`)
@@ -293,6 +294,11 @@ async function main() {
         : `  │ Mailpit UI:   http://localhost:${PUERTO_MAILPIT}   (correos enviados; SMTP ${SMTP_MAILPIT})`,
       `  │ Cuenta demo:  ${demo.cuenta.id}`,
       `  │ Llave test:   ${demo.llave.secreto}`,
+      ...(demo.consola
+        ? [
+            `  │ Consola:      ${apiUrl}/consola   (${demo.consola.correo}; contraseña temporal ${demo.consola.contrasena_temporal}, la primera vez)`,
+          ]
+        : []),
       // The detailed health answers on loopback only: a replica's own port, not the balancer's.
       `  │ Prueba:       curl ${balanceador ? `http://127.0.0.1:${apis[0]!.puerto}` : apiUrl}/salud/detalle`,
       '  └─ Ctrl-C detiene todo ──────────────────────────────────────────',
