@@ -299,6 +299,12 @@ export function crearServicioPendientes(deps: DepsPendientes) {
         hayMas: t.hayMas,
       };
     },
+
+    /** How many operations are pending, up to `hasta` (the console's panel): MySQL alone, no Temporal call. */
+    async contar(a: Alcance, hasta = 100): Promise<{ total: number; hayMas: boolean }> {
+      const t = await deps.pendientes.listar(a, {}, { limite: hasta });
+      return { total: t.datos.length, hayMas: t.hayMas };
+    },
   };
 }
 

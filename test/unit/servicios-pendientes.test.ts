@@ -245,6 +245,14 @@ describe('pendientes: lo que registra MySQL, completado con Temporal', () => {
     expect(p!.acciones.map((x) => x.accion)).toEqual(['reintentar']);
   });
 
+  it('contar (el panel de la consola) cuenta hasta un tope sin preguntar a Temporal', async () => {
+    for (let i = 0; i < 3; i++) await timbradoPendiente(1);
+    expect(await servicio().contar(a, 5)).toEqual({ total: 3, hayMas: false });
+    expect(await servicio().contar(a, 2)).toEqual({ total: 2, hayMas: true });
+    expect(await servicio().contar({ ...a, modo: 'live' })).toEqual({ total: 0, hayMas: false });
+    expect(plazos).toEqual([]);
+  });
+
   it('filtros: una organización desconocida es 404; otra cuenta o modo no ve nada', async () => {
     await timbradoPendiente(1);
     const e = await errorNegocio(servicio().listar(a, { organizacion: 'org_no' }, { limite: 10 }));

@@ -15,13 +15,13 @@ export function paginaPanel(r: Router, s: Servicios): void {
     const { marco } = consolaDe(req);
     const a = alcanceDe(req);
     const [pendientes, webhooks] = await Promise.all([
-      s.pendientes.listar(a, {}, { limite: 100 }),
+      s.pendientes.contar(a),
       s.webhooks.listar(a, { limite: 100 }),
     ]);
     const fallando = (webhooks.datos as (Webhook & { salud?: { fallando_desde: string | null } })[]).filter(
       (w) => w.salud?.fallando_desde,
     ).length;
-    const nPendientes = `${pendientes.datos.length}${pendientes.hayMas ? '+' : ''}`;
+    const nPendientes = `${pendientes.total}${pendientes.hayMas ? '+' : ''}`;
     enviar(
       res,
       pagina(
@@ -31,7 +31,7 @@ export function paginaPanel(r: Router, s: Servicios): void {
           <div class="tarjetas">
             <div class="tarjeta">
               <a href="/consola/pendientes">Operaciones pendientes</a
-              ><span class="cifra${pendientes.datos.length ? ' alerta' : ''}">${nPendientes}</span>
+              ><span class="cifra${pendientes.total ? ' alerta' : ''}">${nPendientes}</span>
             </div>
             <div class="tarjeta">
               <a href="/consola/webhooks">Webhooks fallando</a
