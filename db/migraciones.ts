@@ -20,6 +20,7 @@ import * as m018 from './migrations/018_recibos';
 import * as m019 from './migrations/019_facturas_globales';
 import * as m020 from './migrations/020_logos_organizacion';
 import * as m021 from './migrations/021_pendientes';
+import * as m023 from './migrations/023_consola_consultas';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -49,6 +50,8 @@ const MIGRACIONES: Record<string, Migracion> = {
   '019_facturas_globales': m019,
   '020_logos_organizacion': m020,
   '021_pendientes': m021,
+  // 022 is reserved for another branch's migration.
+  '023_consola_consultas': m023,
 };
 
 const fuente: Knex.MigrationSource<string> = {

@@ -21,6 +21,7 @@ import { crearRepositorioProductos } from '../../db/repositorios/productos';
 import { crearRepositorioSondas } from '../../db/repositorios/sondas';
 import { crearRepositorioWebhooks } from '../../db/repositorios/webhooks';
 import { crearRepositorioPendientes } from '../../db/repositorios/pendientes';
+import { crearRepositorioCobranza } from '../../db/repositorios/cobranza';
 import { crearTransacciones, type Transacciones } from '../../db/transacciones';
 import type { Alcance, Modo, Origen } from '../../dominio/alcance';
 import { RegistroDuplicado } from '../../dominio/errores';
@@ -49,6 +50,7 @@ import { crearSondasEnMemoria } from '../support/memoria/sondas';
 import { crearTransaccionesEnMemoria } from '../support/memoria/transacciones';
 import { crearWebhooksEnMemoria } from '../support/memoria/webhooks';
 import { crearPendientesEnMemoria } from '../support/memoria/pendientes';
+import { crearCobranzaEnMemoria } from '../support/memoria/cobranza';
 
 /**
  * The repository tier: every suite runs its `it`s twice, over the in-memory fake the unit tier trusts and over
@@ -78,6 +80,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     idempotencia: crearRepositorioIdempotencia(db, boveda),
     limites: crearRepositorioLimites(db),
     pendientes: crearRepositorioPendientes(db),
+    cobranza: crearRepositorioCobranza(db),
   };
 }
 
@@ -123,6 +126,7 @@ function enMemoria(): Implementacion {
       idempotencia: crearIdempotenciaEnMemoria(m, crearBoveda({ clave: randomBytes(32), version: 1 })),
       limites: crearLimitesEnMemoria(m),
       pendientes: crearPendientesEnMemoria(m),
+      cobranza: crearCobranzaEnMemoria(m),
     },
     transacciones: crearTransaccionesEnMemoria(m, {
       alConfirmarEventos: (ids) => void confirmados.push(ids),
