@@ -20,6 +20,7 @@ import { crearSondasEnMemoria } from './sondas';
 import { crearTransaccionesEnMemoria } from './transacciones';
 import { crearWebhooksEnMemoria } from './webhooks';
 import { crearPendientesEnMemoria } from './pendientes';
+import { crearCobranzaEnMemoria } from './cobranza';
 
 export { Almacen, ClaveUnicaViolada } from './almacen';
 export { nuevaCuenta } from './cuentas';
@@ -70,6 +71,7 @@ export function crearMemoria() {
     correos,
     limites: crearLimitesEnMemoria(almacen),
     pendientes: crearPendientesEnMemoria(almacen),
+    cobranza: crearCobranzaEnMemoria(almacen),
     despachador,
   };
 }
