@@ -99,7 +99,9 @@ export function crearServicioResumen(deps: {
       const sumas = new Map(lista.map((p) => [p.periodo, vacia()]));
       const total = vacia();
       for (const r of facturado) {
-        const s = sumas.get(periodoDe(r.dia, agrupacion))!;
+        const s = sumas.get(periodoDe(r.dia, agrupacion));
+        // The queries read only the range: a day outside it cannot come (and would count nowhere).
+        if (!s) continue;
         for (const x of [s, total]) {
           if (r.estado === 'cancelada') {
             x.facturas_canceladas += r.facturas;
@@ -113,7 +115,8 @@ export function crearServicioResumen(deps: {
         }
       }
       for (const r of cobrado) {
-        const s = sumas.get(periodoDe(r.dia, agrupacion))!;
+        const s = sumas.get(periodoDe(r.dia, agrupacion));
+        if (!s) continue;
         for (const x of [s, total]) x.ppd = x.ppd.plus(r.total);
       }
       // An unknown currency sums nothing; two decimals, as most.
