@@ -28,6 +28,8 @@ export function armarEstadoDeCuenta(e: {
   fecha: string;
   facturas: FacturaDeCuenta[];
   pagos: PagoDeCuenta[];
+  /** Decimals of a currency (c_Moneda): amounts are shown with them. */
+  decimalesDe: (moneda: string) => number;
 }): EstadoDeCuenta {
   const facturas = e.facturas.filter((f) => f.fecha.slice(0, 10) <= e.fecha);
   const porId = new Map(facturas.map((f) => [f.id, f]));
@@ -38,6 +40,7 @@ export function armarEstadoDeCuenta(e: {
 
   const totales = new Map<string, Acumulado>();
   const lineas = facturas.map((f) => {
+    const decimales = e.decimalesDe(f.moneda);
     const total = d(f.total);
     const cancelada = f.estado === 'cancelada';
     const pagado = cancelada ? d(0) : f.metodo_pago === 'PPD' ? (pagadoPpd.get(f.id) ?? d(0)) : total;
@@ -46,7 +49,7 @@ export function armarEstadoDeCuenta(e: {
     const cubeta = saldo.gt(0) ? cubetaAntiguedad(dias) : null;
     if (!cancelada) {
       const t = totales.get(f.moneda) ?? {
-        decimales: f.decimales,
+        decimales,
         facturas: 0,
         facturado: d(0),
         cobrado: d(0),
@@ -68,9 +71,9 @@ export function armarEstadoDeCuenta(e: {
       estado: f.estado,
       metodo_pago: f.metodo_pago as 'PUE' | 'PPD' | null,
       moneda: f.moneda,
-      total: fijo(total, f.decimales),
-      pagado: fijo(pagado, f.decimales),
-      saldo_pendiente: fijo(saldo, f.decimales),
+      total: fijo(total, decimales),
+      pagado: fijo(pagado, decimales),
+      saldo_pendiente: fijo(saldo, decimales),
       dias,
       antiguedad: cubeta,
     };
@@ -89,7 +92,7 @@ export function armarEstadoDeCuenta(e: {
     facturas: lineas,
     pagos: pagos.map((p) => {
       const f = porId.get(p.factura_id)!;
-      const m = (v: string) => fijo(d(v), f.decimales);
+      const m = (v: string) => fijo(d(v), e.decimalesDe(f.moneda));
       return {
         pago: p.pago_id,
         factura_pago: p.factura_pago_id,
@@ -159,6 +162,8 @@ const NUMERICAS = new Set<string>([
 export function csvEstadoDeCuenta(e: EstadoDeCuenta): string {
   const filas: Celda[][] = [];
   const vacias = CUBETAS_ANTIGUEDAD.map(() => null);
+  const pagosDe = new Map<string, EstadoDeCuenta['pagos']>();
+  for (const p of e.pagos) pagosDe.set(p.factura, [...(pagosDe.get(p.factura) ?? []), p]);
   for (const f of e.facturas) {
     filas.push([
       'factura',
@@ -177,7 +182,7 @@ export function csvEstadoDeCuenta(e: EstadoDeCuenta): string {
       f.dias,
       ...vacias,
     ]);
-    for (const p of e.pagos.filter((x) => x.factura === f.id))
+    for (const p of pagosDe.get(f.id) ?? [])
       filas.push([
         'pago',
         p.fecha_pago,

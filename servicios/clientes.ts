@@ -95,7 +95,9 @@ export function crearServicioClientes(deps: {
       deps.cobranza.facturasDeCliente(a, id),
       deps.cobranza.pagosDeCliente(a, id),
     ]);
-    return armarEstadoDeCuenta({ modo: a.modo, cliente, fecha, facturas, pagos });
+    // An invoice's currency passed the catalog when it was created.
+    const decimalesDe = (moneda: string) => deps.catalogos.moneda(moneda)?.decimales ?? 2;
+    return armarEstadoDeCuenta({ modo: a.modo, cliente, fecha, facturas, pagos, decimalesDe });
   }
 
   return {

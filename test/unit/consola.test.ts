@@ -108,7 +108,6 @@ describe('estado de cuenta', () => {
     estado: 'timbrada',
     total: '1000.000000',
     moneda: 'MXN',
-    decimales: 2,
     metodo_pago: 'PPD',
     ...o,
   });
@@ -143,7 +142,14 @@ describe('estado de cuenta', () => {
       imp_pagado: '600.000000',
     }),
   ];
-  const e = armarEstadoDeCuenta({ modo: 'test', cliente, fecha: '2026-04-01', facturas, pagos });
+  const e = armarEstadoDeCuenta({
+    modo: 'test',
+    cliente,
+    fecha: '2026-04-01',
+    facturas,
+    pagos,
+    decimalesDe: () => 2,
+  });
 
   it('saldo por factura: PPD menos sus pagos a la fecha, PUE pagada, cancelada sin deuda; antigüedad', () => {
     expect(

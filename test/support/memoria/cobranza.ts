@@ -35,7 +35,6 @@ export function crearCobranzaEnMemoria(m: Almacen): RepositorioCobranza {
           estado: r.estado as 'timbrada' | 'cancelada',
           total: r.total,
           moneda: r.documento.entrada.moneda,
-          decimales: r.documento.entrada.decimales_moneda,
           metodo_pago: r.metodo_pago,
         }));
     },
