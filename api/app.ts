@@ -35,6 +35,7 @@ import { rutasCorreos } from './rutas/correos';
 import { rutasRecibos } from './rutas/recibos';
 import { rutasFacturasGlobales } from './rutas/facturas-globales';
 import { rutasPendientes } from './rutas/pendientes';
+import { rutasResumen } from './rutas/resumen';
 import type { DepsSalud } from './salud/verificar';
 import { crearLimitesAutofactura, type OpcionesLimitesAutofactura } from './middleware/limite-autofactura';
 import { rutasAutofactura } from './rutas/autofactura';
@@ -154,6 +155,7 @@ export function crearApp(deps: DepsApi): Express {
   app.use(rutasWebhooks(servicios.webhooks));
   app.use(rutasCorreos(servicios.correos));
   app.use(rutasPendientes(servicios.pendientes));
+  app.use(rutasResumen(servicios.resumen));
   app.use(rutaNoEncontrada);
   app.use(manejadorErrores);
   return app;

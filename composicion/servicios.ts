@@ -44,6 +44,8 @@ import { crearServicioPendientes } from '../servicios/pendientes';
 import { crearServicioHistoria } from '../servicios/historia';
 import { crearRepositorioUsuarios } from '../db/repositorios/usuarios';
 import { crearServicioUsuarios } from '../servicios/usuarios';
+import { crearRepositorioCobranza } from '../db/repositorios/cobranza';
+import { crearServicioResumen } from '../servicios/resumen';
 
 /**
  * How long a status query to the SAT may hold an API request (`GET …/estado_sat`, synchronous): past it, a 503
@@ -96,6 +98,7 @@ export function crearServicios(deps: {
   });
   const recibosRepo = crearRepositorioRecibos(db);
   const clientesRepo = crearRepositorioClientes(db);
+  const cobranza = crearRepositorioCobranza(db);
   const productos = crearServicioProductos({
     productos: crearRepositorioProductos(db),
     organizaciones,
@@ -154,7 +157,9 @@ export function crearServicios(deps: {
     cuenta,
     llaves: crearServicioLlaves({ llaves: llavesRepo, cuenta }),
     organizaciones,
-    clientes: crearServicioClientes({ clientes: clientesRepo, organizaciones, catalogos }),
+    clientes: crearServicioClientes({ clientes: clientesRepo, organizaciones, catalogos, cobranza }),
+    /** The billing summary of a dashboard (`GET /v1/resumen`). */
+    resumen: crearServicioResumen({ cobranza, organizaciones, catalogos }),
     productos,
     eventos: crearServicioEventos({ eventos, facturas: facturasRepo, pagos: pagosRepo }),
     auditoria: crearServicioAuditoria({

@@ -22,6 +22,11 @@ export interface paths {
      *     `timbrado.ultimo_error` (código, mensaje y paso). Una organización inexistente (id o RFC) o un
      *     id de cliente inexistente en un filtro responde 404 `organizacion_no_encontrada` o `cliente_no_encontrado`
      *     (un cliente eliminado sigue filtrando sus facturas); un RFC de receptor sin facturas da una lista vacía.
+     *
+     *     Búsqueda: `uuid` encuentra la factura timbrada con ese folio fiscal (sin distinguir mayúsculas); `folio`
+     *     busca por serie y folio como los escribe una persona (`A-123`, `A123` o `123`; una serie o un folio con
+     *     guion, como `FAC-MX-7`, también se encuentra). Ambos son rangos de índice: rápidos con cualquier número de
+     *     facturas.
      */
     get: operations['listarFacturas'];
     put?: never;
@@ -656,6 +661,51 @@ export interface paths {
      *     cliente activo de la organización. 200 con el cliente.
      */
     patch: operations['actualizarCliente'];
+    trace?: never;
+  };
+  '/v1/clientes/{id}/estado_de_cuenta': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /**
+         * @description Id del cliente (`cli_…`).
+         * @example cli_01kbq2b4d6f8h0k2m4p6r8t0v2
+         */
+        id: components['parameters']['IdCliente'];
+      };
+      cookie?: never;
+    };
+    /**
+     * Estado de cuenta de un cliente
+     * @description Las facturas de ingreso del cliente timbradas o canceladas con fecha hasta `fecha` (por omisión hoy, en la
+     *     hora del centro de México), de la más antigua a la más nueva, cada una con su saldo pendiente a esa
+     *     fecha; los pagos aplicados a ellas (cada parcialidad vigente: su CFDI de pago, la fecha en que se recibió,
+     *     el importe, el número de parcialidad y el saldo insoluto que dejó) con fecha de pago hasta `fecha`; y por
+     *     moneda, lo facturado, lo cobrado, el saldo y su antigüedad.
+     *
+     *     Reglas: una factura PUE se pagó al emitirse (saldo 0); una PPD debe su total menos sus parcialidades
+     *     vigentes (un CFDI de pago cancelado devuelve su importe); una factura cancelada no debe nada y no cuenta en
+     *     lo facturado ni en lo cobrado (aparece con `estado: cancelada`). Las notas de crédito (egresos) no se
+     *     descuentan. La antigüedad reparte el saldo pendiente por días desde la fecha de la factura hasta `fecha`:
+     *     `de_0_a_30`, `de_31_a_60`, `de_61_a_90` y `mas_de_90`. Importes como texto con los decimales de su moneda.
+     *
+     *     `formato=csv` responde lo mismo como CSV (`text/csv; charset=utf-8`, UTF-8 con BOM, separado por comas,
+     *     como adjunto `estado-de-cuenta-<RFC>-<fecha>.csv`): una fila por factura (`tipo: factura`, con `cargo` su
+     *     total y `abono` lo pagado al emitirse o por cancelación), seguida de una fila por cada pago aplicado
+     *     (`tipo: pago`, con `abono` el importe pagado y `saldo` el insoluto) y al final una fila `tipo: total` por
+     *     moneda con lo facturado, lo cobrado, el saldo y su antigüedad. Un texto que empieza con `=`, `+`, `-` o
+     *     `@` va precedido de `'` para que una hoja de cálculo no lo ejecute.
+     *
+     *     Un cliente eliminado, de otra cuenta o de otro modo responde 404 `cliente_no_encontrado`.
+     */
+    get: operations['obtenerEstadoDeCuentaCliente'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
     trace?: never;
   };
   '/v1/productos': {
@@ -1714,6 +1764,42 @@ export interface paths {
      *     `antes_de` (solo lo que espera desde antes de ese instante: `antes_de=<hace 15 minutos>` es lo atorado).
      */
     get: operations['listarPendientes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/v1/resumen': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Resumen de facturación y cobranza por periodo
+     * @description Para un tablero: por día o por mes (`agrupacion`) entre `desde` y `hasta` (inclusive; por omisión los
+     *     últimos 30 días hasta hoy en la hora del centro de México), en una moneda (`moneda`, por omisión `MXN`) y
+     *     opcionalmente de una organización (id o RFC; 404 `organizacion_no_encontrada`), cada periodo con:
+     *
+     *     - `facturas_timbradas` e `importe_facturado`: las facturas de ingreso timbradas en el periodo (por su
+     *       fecha de timbrado) que siguen vigentes, y la suma de su total.
+     *     - `facturas_canceladas` e `importe_cancelado`: las timbradas en el periodo que después se cancelaron; se
+     *       informan aparte y no cuentan en lo facturado ni en lo cobrado.
+     *     - `importe_cobrado` = `cobrado_pue` (el total de las facturas PUE vigentes timbradas en el periodo: se
+     *       pagan al emitirse) + `cobrado_ppd` (las parcialidades vigentes de pagos recibidos en el periodo, por su
+     *       fecha de pago, en la moneda de la factura pagada).
+     *
+     *     Todos los periodos del rango aparecen, también los vacíos (en cero), del más antiguo al más nuevo, y
+     *     `totales` suma el rango. Con `agrupacion=mes` el primer y el último periodo cubren solo los días del rango
+     *     (`desde`/`hasta` de cada periodo lo dicen). Un rango de más de 366 días por día, o de más de 36 meses por
+     *     mes, o con `desde` posterior a `hasta`, responde 400 `parametro_invalido`. Las operaciones pendientes no
+     *     están aquí: son `GET /v1/pendientes`.
+     */
+    get: operations['obtenerResumenFacturacion'];
     put?: never;
     post?: never;
     delete?: never;
@@ -3688,8 +3774,37 @@ export interface components {
        * @description Tras una rotación, hasta cuándo firma también el secreto anterior; `null` fuera de ese plazo.
        */
       secreto_anterior_vence_en: string | null;
+      salud: components['schemas']['SaludWebhook'];
       creado_en: components['schemas']['MarcaDeTiempo'];
       actualizado_en: components['schemas']['MarcaDeTiempo'];
+    };
+    /**
+     * @description Solo lectura: la salud del extremo según los intentos de sus entregas (cada POST es un intento; uno es
+     *     exitoso si respondió 2xx). `intentos_24h` y `exitosos_24h` cuentan los de las últimas 24 horas y
+     *     `tasa_exito` es su cociente con 4 decimales (`null` sin intentos). `fallando_desde` es el primer intento de
+     *     la racha de fallas en curso (todos los intentos desde el último exitoso fallaron; `null` si el último
+     *     intento fue exitoso o no hubo intentos). `ultimo_error` es el intento fallido más reciente de las últimas
+     *     24 horas o de esa racha, con su hora, su status HTTP (`null` si no hubo respuesta) y el motivo.
+     */
+    SaludWebhook: {
+      intentos_24h: number;
+      exitosos_24h: number;
+      /** @example 0.9500 */
+      tasa_exito: string | null;
+      /**
+       * Format: date-time
+       * @description El último intento exitoso (de cualquier fecha).
+       */
+      ultimo_exito_en: string | null;
+      /** Format: date-time */
+      fallando_desde: string | null;
+      ultimo_error: {
+        en: components['schemas']['MarcaDeTiempo'];
+        status_http: number | null;
+        /** @description `status_http` si respondió otro status, o el motivo sin respuesta (`tiempo_agotado`, …). */
+        codigo: string;
+        mensaje: string;
+      } | null;
     };
     /** @description El webhook recién creado o rotado, con `secreto_firma` (solo en esta respuesta). */
     WebhookCreado: components['schemas']['Webhook'] & {
@@ -5091,6 +5206,118 @@ export interface components {
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | 'recibo_no_encontrado';
+    /** @description El saldo pendiente repartido por días desde la fecha de cada factura hasta la fecha de corte. */
+    Antiguedad: {
+      de_0_a_30: string;
+      de_31_a_60: string;
+      de_61_a_90: string;
+      mas_de_90: string;
+    };
+    EstadoDeCuenta: {
+      /** @enum {string} */
+      objeto: 'estado_de_cuenta';
+      modo: components['schemas']['Modo'];
+      cliente: {
+        id: string;
+        organizacion: string;
+        rfc: string;
+        nombre: string;
+      };
+      /**
+       * Format: date
+       * @description La fecha de corte.
+       */
+      fecha: string;
+      /** @description De la más antigua a la más nueva. */
+      facturas: {
+        id: string;
+        uuid: string | null;
+        serie: string | null;
+        folio: string | null;
+        /** @description `A-123`, o el folio solo. */
+        serie_folio: string | null;
+        /** @description La fecha del CFDI (hora local del lugar de expedición). */
+        fecha: string;
+        /** @enum {string} */
+        estado: 'timbrada' | 'cancelada';
+        /** @enum {string|null} */
+        metodo_pago: 'PUE' | 'PPD' | null;
+        moneda: string;
+        total: string;
+        /** @description Lo pagado a la fecha de corte (PUE: el total; cancelada: 0). */
+        pagado: string;
+        saldo_pendiente: string;
+        /** @description Días desde la fecha de la factura hasta la de corte. */
+        dias: number;
+        /**
+         * @description La columna de antigüedad de su saldo; `null` sin saldo pendiente.
+         * @enum {string|null}
+         */
+        antiguedad: 'de_0_a_30' | 'de_31_a_60' | 'de_61_a_90' | 'mas_de_90' | null;
+      }[];
+      /** @description Las parcialidades vigentes aplicadas a esas facturas, por fecha de pago. */
+      pagos: {
+        pago: string;
+        /** @description El CFDI de pago (tipo `pago`). */
+        factura_pago: string | null;
+        /** @description UUID del CFDI de pago; `null` mientras se timbra. */
+        uuid: string | null;
+        serie_folio: string | null;
+        /** @description La factura pagada. */
+        factura: string;
+        factura_uuid: string | null;
+        /** @description Cuándo se recibió (hora local del lugar de expedición). */
+        fecha_pago: string;
+        /** @description La de la factura pagada; los importes van en ella. */
+        moneda: string;
+        num_parcialidad: number;
+        imp_saldo_anterior: string;
+        imp_pagado: string;
+        imp_saldo_insoluto: string;
+      }[];
+      /** @description Por moneda, sin las facturas canceladas. */
+      totales: {
+        moneda: string;
+        /** @description Facturas vigentes. */
+        facturas: number;
+        facturado: string;
+        cobrado: string;
+        saldo: string;
+        antiguedad: components['schemas']['Antiguedad'];
+      }[];
+    };
+    CifrasResumen: {
+      facturas_timbradas: number;
+      importe_facturado: string;
+      facturas_canceladas: number;
+      importe_cancelado: string;
+      importe_cobrado: string;
+      cobrado_pue: string;
+      cobrado_ppd: string;
+    };
+    ResumenFacturacion: {
+      /** @enum {string} */
+      objeto: 'resumen_facturacion';
+      modo: components['schemas']['Modo'];
+      moneda: string;
+      /** @enum {string} */
+      agrupacion: 'dia' | 'mes';
+      /** Format: date */
+      desde: string;
+      /** Format: date */
+      hasta: string;
+      /** @description Id de la organización del filtro. */
+      organizacion: string | null;
+      periodos: ({
+        /** @description `YYYY-MM-DD` o `YYYY-MM`. */
+        periodo: string;
+        /** Format: date */
+        desde: string;
+        /** Format: date */
+        hasta: string;
+      } & components['schemas']['CifrasResumen'])[];
+      totales: components['schemas']['CifrasResumen'];
+    };
     /**
      * @description Todo código de error que el servicio responde en `error.codigo`. Cada operación declara los suyos en `x-codigos-error` (un esquema `CodigosError…`). Las claves `CFDI40…` son reglas de la matriz del SAT que rechazaron un pago.
      * @enum {string}
@@ -5468,6 +5695,18 @@ export interface components {
       | components['schemas']['CodigosErrorComunesRutasExpress']
       | components['schemas']['CodigosErrorComunesV1ConLlave']
       | ('cliente_no_encontrado' | 'cursor_invalido' | 'organizacion_no_encontrada');
+    /** @description Los códigos de error de `GET /v1/clientes/{id}/estado_de_cuenta` (`obtenerEstadoDeCuentaCliente`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerEstadoDeCuentaCliente:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('cliente_no_encontrado' | 'fecha_invalida');
+    /** @description Los códigos de error de `GET /v1/resumen` (`obtenerResumenFacturacion`): los comunes de su tipo de ruta y los propios. */
+    CodigosErrorObtenerResumenFacturacion:
+      | components['schemas']['CodigosErrorComunesTodasLasRutas']
+      | components['schemas']['CodigosErrorComunesRutasExpress']
+      | components['schemas']['CodigosErrorComunesV1ConLlave']
+      | ('fecha_invalida' | 'organizacion_no_encontrada');
     /** @description Los códigos de error de `POST /v1/facturas` (`crearFactura`): los comunes de su tipo de ruta y los propios. */
     CodigosErrorCrearFactura:
       | components['schemas']['CodigosErrorComunesTodasLasRutas']
@@ -6760,6 +6999,17 @@ export interface operations {
         creada_desde?: string;
         /** @description Solo facturas creadas antes de este instante (ISO 8601 con zona). */
         creada_antes?: string;
+        /**
+         * @description El UUID fiscal (folio fiscal) de la factura timbrada, en mayúsculas o minúsculas.
+         * @example 5FB2822E-396D-4725-8521-CDC4BDD20CCF
+         */
+        uuid?: string;
+        /**
+         * @description Serie y folio como los escribe una persona: `A-123` (serie `A`, folio `123`), `A123` (letras y luego
+         *     dígitos) o `123` (el folio `123` de cualquier serie). Sin distinguir mayúsculas ni acentos.
+         * @example A-1024
+         */
+        folio?: string;
         /** @description Tamaño de página, de 1 a 100. */
         'paginacion.limite'?: components['parameters']['Limite'];
         /** @description El `paginacion.siguiente_cursor` opaco de la página anterior. Repita los mismos filtros. */
@@ -7827,6 +8077,53 @@ export interface operations {
       413: components['responses']['CargaDemasiadoGrande'];
       415: components['responses']['TipoDeContenido'];
       422: components['responses']['ReglaDeNegocio'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerEstadoDeCuentaCliente: {
+    parameters: {
+      query?: {
+        /**
+         * @description Fecha de corte (`YYYY-MM-DD`). Por omisión, hoy en la hora del centro de México.
+         * @example 2026-11-27
+         */
+        fecha?: string;
+        /** @description `json` o `csv`. Por omisión: `json`. */
+        formato?: 'json' | 'csv';
+      };
+      header?: never;
+      path: {
+        /**
+         * @description Id del cliente (`cli_…`).
+         * @example cli_01kbq2b4d6f8h0k2m4p6r8t0v2
+         */
+        id: components['parameters']['IdCliente'];
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El estado de cuenta. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          /** @description Con `formato=csv`: `attachment; filename="estado-de-cuenta-<RFC>-<fecha>.csv"`. */
+          'Content-Disposition'?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['EstadoDeCuenta'];
+          /** @example tipo,fecha,uuid,serie_folio,factura_uuid,estado,metodo_pago,moneda,cargo,abono,num_parcialidad,saldo,dias,de_0_a_30,de_31_a_60,de_61_a_90,mas_de_90 */
+          'text/csv': string;
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
       429: components['responses']['LimiteDeSolicitudes'];
     };
   };
@@ -9374,6 +9671,19 @@ export interface operations {
            *           ],
            *           "activo": true,
            *           "secreto_anterior_vence_en": null,
+           *           "salud": {
+           *             "intentos_24h": 40,
+           *             "exitosos_24h": 38,
+           *             "tasa_exito": "0.9500",
+           *             "ultimo_exito_en": "2026-11-21T08:40:00.000Z",
+           *             "fallando_desde": "2026-11-21T08:55:00.000Z",
+           *             "ultimo_error": {
+           *               "en": "2026-11-21T08:58:00.000Z",
+           *               "status_http": 503,
+           *               "codigo": "status_http",
+           *               "mensaje": "El webhook respondió HTTP 503"
+           *             }
+           *           },
            *           "creado_en": "2026-11-20T17:10:00.000Z",
            *           "actualizado_en": "2026-11-21T09:00:00.000Z"
            *         }
@@ -9453,6 +9763,14 @@ export interface operations {
            *       ],
            *       "activo": true,
            *       "secreto_anterior_vence_en": null,
+           *       "salud": {
+           *         "intentos_24h": 0,
+           *         "exitosos_24h": 0,
+           *         "tasa_exito": null,
+           *         "ultimo_exito_en": null,
+           *         "fallando_desde": null,
+           *         "ultimo_error": null
+           *       },
            *       "secreto_firma": "whsec_9fK2mQ7xLp4Rt8Vw1Zb6Nc3Hd5Jg0YsQ1w2E3r4T5y6U7i",
            *       "creado_en": "2026-11-20T17:10:00.000Z",
            *       "actualizado_en": "2026-11-20T17:10:00.000Z"
@@ -9655,6 +9973,19 @@ export interface operations {
            *       ],
            *       "activo": true,
            *       "secreto_anterior_vence_en": "2026-11-22T09:00:00.000Z",
+           *       "salud": {
+           *         "intentos_24h": 40,
+           *         "exitosos_24h": 38,
+           *         "tasa_exito": "0.9500",
+           *         "ultimo_exito_en": "2026-11-21T08:40:00.000Z",
+           *         "fallando_desde": "2026-11-21T08:55:00.000Z",
+           *         "ultimo_error": {
+           *           "en": "2026-11-21T08:58:00.000Z",
+           *           "status_http": 503,
+           *           "codigo": "status_http",
+           *           "mensaje": "El webhook respondió HTTP 503"
+           *         }
+           *       },
            *       "secreto_firma": "whsec_Zb6Nc3Hd5Jg0Ys9fK2mQ7xLp4Rt8Vw1Q1w2E3r4T5y6U7i",
            *       "creado_en": "2026-11-20T17:10:00.000Z",
            *       "actualizado_en": "2026-11-21T09:00:00.000Z"
@@ -10686,6 +11017,55 @@ export interface operations {
            *     }
            */
           'application/json': components['schemas']['ListaPendientes'];
+        };
+      };
+      400: components['responses']['SolicitudInvalida'];
+      401: components['responses']['NoAutenticado'];
+      403: components['responses']['SinPermiso'];
+      404: components['responses']['NoEncontrado'];
+      429: components['responses']['LimiteDeSolicitudes'];
+    };
+  };
+  obtenerResumenFacturacion: {
+    parameters: {
+      query?: {
+        /**
+         * @description Primer día (`YYYY-MM-DD`). Por omisión, 29 días antes de `hasta`.
+         * @example 2026-11-01
+         */
+        desde?: string;
+        /**
+         * @description Último día (`YYYY-MM-DD`). Por omisión, hoy en la hora del centro de México.
+         * @example 2026-11-30
+         */
+        hasta?: string;
+        /** @description `dia` o `mes`. Por omisión: `dia`. */
+        agrupacion?: 'dia' | 'mes';
+        /**
+         * @description Id (`org_…`) o RFC de la organización emisora. Una organización inexistente responde 404
+         *     `organizacion_no_encontrada`.
+         */
+        organizacion?: components['parameters']['FiltroOrganizacion'];
+        /** @description Clave de c_Moneda de las facturas a sumar. Por omisión: `MXN`. */
+        moneda?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description El resumen del rango. */
+      200: {
+        headers: {
+          'X-Request-Id': components['headers']['X-Request-Id'];
+          'RateLimit-Limit': components['headers']['RateLimit-Limit'];
+          'RateLimit-Remaining': components['headers']['RateLimit-Remaining'];
+          'RateLimit-Reset': components['headers']['RateLimit-Reset'];
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['ResumenFacturacion'];
         };
       };
       400: components['responses']['SolicitudInvalida'];

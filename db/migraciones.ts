@@ -21,6 +21,7 @@ import * as m019 from './migrations/019_facturas_globales';
 import * as m020 from './migrations/020_logos_organizacion';
 import * as m021 from './migrations/021_pendientes';
 import * as m022 from './migrations/022_usuarios_consola';
+import * as m023 from './migrations/023_consola_consultas';
 
 interface Migracion {
   up(knex: Knex): Promise<void>;
@@ -51,6 +52,7 @@ const MIGRACIONES: Record<string, Migracion> = {
   '020_logos_organizacion': m020,
   '021_pendientes': m021,
   '022_usuarios_consola': m022,
+  '023_consola_consultas': m023,
 };
 
 const fuente: Knex.MigrationSource<string> = {

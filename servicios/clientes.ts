@@ -10,6 +10,14 @@ import type { DatosCliente, FilaCliente, RepositorioClientes } from '../db/repos
 import type { ServicioOrganizaciones } from './organizaciones';
 import { exigirSinViolaciones } from './violaciones';
 import { iso } from '../presentacion/fechas';
+import type { RepositorioCobranza } from '../db/repositorios/cobranza';
+import {
+  archivoEstadoDeCuenta,
+  armarEstadoDeCuenta,
+  csvEstadoDeCuenta,
+  type EstadoDeCuenta,
+} from '../presentacion/estado-de-cuenta';
+import { diaDeConsulta, hoyEnMexico } from './fechas';
 
 type Entrada = Omit<DatosCliente, 'organizacion_id' | 'correo'> & {
   organizacion: string;
@@ -20,6 +28,8 @@ export function crearServicioClientes(deps: {
   clientes: RepositorioClientes;
   organizaciones: ServicioOrganizaciones;
   catalogos: ConsultaCatalogos;
+  /** A client's invoices and payments, for its statement of account. */
+  cobranza: Pick<RepositorioCobranza, 'facturasDeCliente' | 'pagosDeCliente'>;
   ahora?: () => Date;
 }) {
   const ahora = deps.ahora ?? (() => new Date());
@@ -70,7 +80,29 @@ export function crearServicioClientes(deps: {
     }
   }
 
+  /**
+   * The client's statement of account as of `fecha` (a local day, default today in central Mexico): two index
+   * ranges (its invoices, their instalments) whatever the number of invoices.
+   */
+  async function estadoDeCuenta(
+    a: Alcance,
+    id: string,
+    opciones: { fecha?: string } = {},
+  ): Promise<EstadoDeCuenta> {
+    const fecha = diaDeConsulta(opciones.fecha, hoyEnMexico(ahora()), 'fecha');
+    const cliente = await fila(a, id);
+    const [facturas, pagos] = await Promise.all([
+      deps.cobranza.facturasDeCliente(a, id),
+      deps.cobranza.pagosDeCliente(a, id),
+    ]);
+    // An invoice's currency passed the catalog when it was created.
+    const decimalesDe = (moneda: string) => deps.catalogos.moneda(moneda)?.decimales ?? 2;
+    return armarEstadoDeCuenta({ modo: a.modo, cliente, fecha, facturas, pagos, decimalesDe });
+  }
+
   return {
+    estadoDeCuenta,
+
     async crear(a: Alcance, entrada: Entrada) {
       const { organizacion, ...resto } = entrada;
       const org = await deps.organizaciones.resolver(a, organizacion, 'organizacion');
@@ -93,6 +125,12 @@ export function crearServicioClientes(deps: {
       exigirSinViolaciones(validarCliente({ ...actual, ...cambios }, deps.catalogos).errores);
       await guardar(() => repo.actualizar(a, id, cambios, ahora()), cambios.rfc ?? actual.rfc);
       return dto(await fila(a, id));
+    },
+
+    /** The same statement as a CSV attachment, with its file name. */
+    async estadoDeCuentaCsv(a: Alcance, id: string, opciones: { fecha?: string } = {}) {
+      const e = await estadoDeCuenta(a, id, opciones);
+      return { archivo: archivoEstadoDeCuenta(e.cliente.rfc, e.fecha), csv: csvEstadoDeCuenta(e) };
     },
 
     async eliminar(a: Alcance, id: string) {

@@ -1,4 +1,5 @@
-import { fechaCfdi } from '../cfdi/fecha';
+import { fechaCfdi, fechaEnZona } from '../cfdi/fecha';
+import { esFechaValida } from '../dominio/cobranza';
 import { ErrorNegocio } from '../dominio/errores';
 
 export const SOLO_FECHA = /^\d{4}-\d{2}-\d{2}$/;
@@ -34,4 +35,14 @@ function valida(local: string, original: string, parametro: string): string {
   if (Number.isNaN(t.getTime()) || t.toISOString().slice(0, 19) !== local)
     throw fechaInvalida(original, parametro);
   return local;
+}
+
+/** Today in central Mexico's time: the default day of the console's reads (a statement's cut-off, a summary's end). */
+export const hoyEnMexico = (ahora: Date) => fechaEnZona(ahora, 'America/Mexico_City').slice(0, 10);
+
+/** A query's calendar day (`YYYY-MM-DD`), or its default; an impossible day (2026-02-30) is 400 `fecha_invalida`. */
+export function diaDeConsulta(fecha: string | undefined, porOmision: string, parametro: string): string {
+  if (fecha === undefined) return porOmision;
+  if (!esFechaValida(fecha)) throw fechaInvalida(fecha, parametro);
+  return fecha;
 }

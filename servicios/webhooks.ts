@@ -74,6 +74,12 @@ type Adelanto = 'adelantada' | 'en_curso' | 'iniciada' | 'terminada' | 'detenida
 export function crearServicioWebhooks(deps: DepsWebhooks) {
   const ahora = deps.ahora ?? (() => new Date());
   const repo = deps.webhooks;
+
+  /** One webhook as its reads show it, with its health (a new one has none yet: created, it shows empty). */
+  async function conSalud(a: Alcance, f: FilaWebhook) {
+    const momento = ahora();
+    return dtoWebhook(f, momento, (await deps.entregas.salud(a, [f.id], momento)).get(f.id));
+  }
   const esperaReintento = deps.esperaReintentoMs ?? ESPERA_REINTENTO_MS;
 
   /**
@@ -183,10 +189,19 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
       return { ...dtoWebhook(await fila(a, id), ahora()), secreto_firma: secreto };
     },
 
-    listar: async (a: Alcance, pagina: Pagina) =>
-      mapearTramo(await repo.listar(a, pagina), (f) => dtoWebhook(f, ahora())),
+    /** A page of webhooks, each with its health: three statements for the whole page (entregas.salud). */
+    async listar(a: Alcance, pagina: Pagina) {
+      const t = await repo.listar(a, pagina);
+      const momento = ahora();
+      const salud = await deps.entregas.salud(
+        a,
+        t.datos.map((f) => f.id),
+        momento,
+      );
+      return mapearTramo(t, (f) => dtoWebhook(f, momento, salud.get(f.id)));
+    },
 
-    obtener: async (a: Alcance, id: string) => dtoWebhook(await fila(a, id), ahora()),
+    obtener: async (a: Alcance, id: string) => conSalud(a, await fila(a, id)),
 
     /** A disabled webhook gets nothing new and its pending retries stop; enabling it again sends only new events. */
     async actualizar(a: Alcance, id: string, c: CambiosWebhook) {
@@ -195,7 +210,7 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
         await repo.actualizar(tx, a, id, c, ahora());
         if (c.activo === false && w.activo) return deps.entregas.cancelarPendientes(tx, a, id, ahora());
       });
-      return dtoWebhook(await fila(a, id), ahora());
+      return conSalud(a, await fila(a, id));
     },
 
     async eliminar(a: Alcance, id: string) {
@@ -237,7 +252,7 @@ export function crearServicioWebhooks(deps: DepsWebhooks) {
           ahora(),
         );
       });
-      return { ...dtoWebhook(await fila(a, id), ahora()), secreto_firma: secreto };
+      return { ...(await conSalud(a, await fila(a, id))), secreto_firma: secreto };
     },
 
     async entregasDeWebhook(a: Alcance, id: string, filtros: { estado?: EstadoEntrega }, pagina: Pagina) {

@@ -33,6 +33,8 @@ export function rutasFacturas(
       timbrado_estado: q.timbrado_estado,
       creada_antes: q.creada_antes,
       creada_desde: q.creada_desde,
+      uuid: q.uuid,
+      folio: q.folio,
     };
     res.json(lista(await facturas.listar(alcanceDe(req), filtros, leerPagina(req.query, 'fac'))));
   });

@@ -40,6 +40,21 @@ export function rutasOrganizaciones(s: {
   r.patch('/v1/clientes/:id', async (req, res) => {
     res.json(await s.clientes.actualizar(alcanceDe(req), req.params.id, cuerpo(req, 'actualizarCliente')));
   });
+  r.get('/v1/clientes/:id/estado_de_cuenta', async (req, res) => {
+    const q = req.query as { fecha?: string; formato?: 'json' | 'csv' };
+    if (q.formato !== 'csv') {
+      res.json(await s.clientes.estadoDeCuenta(alcanceDe(req), req.params.id, { fecha: q.fecha }));
+      return;
+    }
+    // Read before the type is set: an error must go out as JSON.
+    const { archivo, csv } = await s.clientes.estadoDeCuentaCsv(alcanceDe(req), req.params.id, {
+      fecha: q.fecha,
+    });
+    res
+      .type('text/csv; charset=utf-8')
+      .set('Content-Disposition', `attachment; filename="${archivo}"`)
+      .send(Buffer.from(csv, 'utf8'));
+  });
   r.post('/v1/productos', async (req, res) => {
     res.status(201).json(await s.productos.crear(alcanceDe(req), cuerpo(req, 'crearProducto')));
   });

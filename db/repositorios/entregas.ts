@@ -52,6 +52,25 @@ const POR_INICIAR = ['id', 'cuenta_id', 'modo', 'evento_id', 'webhook_id', 'nume
 
 type FilaBd = Omit<FilaEntrega, 'intentos'>;
 
+/**
+ * A webhook's health as its deliveries' attempts show it. `ultimoExito`: the last 2xx attempt (null: never);
+ * every attempt after it failed, the first of them is `fallandoDesde`. `ultimoFallo`: the latest failed attempt of
+ * the last 24 hours or of that current run of failures.
+ */
+export interface SaludWebhook {
+  intentos24h: number;
+  exitosos24h: number;
+  ultimoExito: Date | null;
+  fallandoDesde: Date | null;
+  ultimoFallo: {
+    en: Date;
+    status_http: number | null;
+    error: { codigo: string; mensaje: string } | null;
+  } | null;
+}
+
+export const DIA_MS = 24 * 3600 * 1000;
+
 export function crearRepositorioEntregas(db: Knex) {
   const consulta = (a: Pick<Alcance, 'cuentaId' | 'modo'>, tx?: Transaccion) =>
     conAlcance(conexion(db, tx), 'entregas', a)
@@ -223,6 +242,117 @@ export function crearRepositorioEntregas(db: Knex) {
           .where({ id: entregaId, estado: 'pendiente' })
           .update({ ...despues, intentos: intento.numero, actualizado_en: intento.iniciado_en });
       });
+    },
+
+    /**
+     * The health of several webhooks in three statements whatever their number (a list page): the last success
+     * of each (`entregas_webhook_salud`: its newest \`entregada\` delivery, whose last write is that attempt's
+     * start), then the attempts of each webhook's deliveries touched since the earlier of that success and 24 hours
+     * ago, summed, then the details of each one's latest failure. A delivery's \`actualizado_en\` is never before its
+     * attempts (each attempt sets it), so the ranges hold every attempt that counts.
+     */
+    async salud(
+      a: Pick<Alcance, 'cuentaId' | 'modo'>,
+      webhookIds: string[],
+      ahora: Date,
+    ): Promise<Map<string, SaludWebhook>> {
+      const resultado = new Map<string, SaludWebhook>();
+      if (!webhookIds.length) return resultado;
+      const hace24h = new Date(ahora.getTime() - DIA_MS);
+      const nunca = new Date(0);
+      const exitos = (await conAlcance(db, 'entregas', a)
+        // The optimizer prefers (account, mode, webhook, id) and reads every delivery; this one reads one entry each.
+        .from(db.raw('entregas FORCE INDEX (entregas_webhook_salud)'))
+        .whereIn('webhook_id', webhookIds)
+        .where('estado', 'entregada')
+        .groupBy('webhook_id')
+        .select('webhook_id', db.raw('MAX(actualizado_en) AS exito'))) as {
+        webhook_id: string;
+        exito: Date;
+      }[];
+      const exito = new Map(exitos.map((e) => [e.webhook_id, new Date(e.exito)]));
+      // Per webhook: from the earlier of its last success and 24 hours ago; one that never succeeded, all of it.
+      const desde = new Map(
+        webhookIds.map((w) => {
+          const e = exito.get(w);
+          return [w, e === undefined ? nunca : e < hace24h ? e : hace24h] as const;
+        }),
+      );
+      const porWebhook = (valor: (w: string) => Date) =>
+        db.raw(
+          `CASE entregas.webhook_id ${webhookIds.map(() => 'WHEN ? THEN ?').join(' ')} END`,
+          webhookIds.flatMap((w) => [w, valor(w)]),
+        );
+      /** The deliveries of each webhook touched since `cota` (all states: the index continues into the time). */
+      const tocadas = (cota: (w: string) => Date) =>
+        conAlcance(db, 'entregas', a)
+          .join('entregas_intentos as i', 'i.entrega_id', 'entregas.id')
+          .where((w) => {
+            for (const id of webhookIds)
+              w.orWhere((o) =>
+                o
+                  .where('entregas.webhook_id', id)
+                  .whereIn('entregas.estado', ['pendiente', 'entregada', 'fallida', 'cancelada'])
+                  .where('entregas.actualizado_en', '>=', cota(id)),
+              );
+          });
+      const FALLO = '(i.status_http IS NULL OR i.status_http NOT BETWEEN 200 AND 299)';
+      const filas = (await tocadas((w) => desde.get(w)!)
+        .groupBy('entregas.webhook_id')
+        .select(
+          'entregas.webhook_id',
+          db.raw('SUM(i.iniciado_en >= ?) AS intentos', [hace24h]),
+          db.raw('SUM(i.iniciado_en >= ? AND NOT ' + FALLO + ') AS exitosos', [hace24h]),
+          // Every attempt after the last success failed: the first of them began the run.
+          db.raw('MIN(IF(i.iniciado_en > ?, i.iniciado_en, NULL)) AS fallando_desde', [
+            porWebhook((w) => exito.get(w) ?? nunca),
+          ]),
+          db.raw(`MAX(IF(${FALLO} AND i.iniciado_en >= ?, i.iniciado_en, NULL)) AS ultimo_fallo`, [
+            porWebhook((w) => desde.get(w)!),
+          ]),
+        )) as {
+        webhook_id: string;
+        intentos: string | number | null;
+        exitosos: string | number | null;
+        fallando_desde: Date | null;
+        ultimo_fallo: Date | null;
+      }[];
+      const fallos = new Map(
+        filas.filter((f) => f.ultimo_fallo !== null).map((f) => [f.webhook_id, new Date(f.ultimo_fallo!)]),
+      );
+      const detalles = fallos.size
+        ? ((await tocadas((w) => fallos.get(w) ?? ahora)
+            .whereIn('entregas.webhook_id', [...fallos.keys()])
+            .where((w) => {
+              for (const [id, en] of fallos)
+                w.orWhere((o) => o.where('entregas.webhook_id', id).where('i.iniciado_en', en));
+            })
+            .select('entregas.webhook_id', 'i.status_http', 'i.error')) as {
+            webhook_id: string;
+            status_http: number | null;
+            error: unknown;
+          }[])
+        : [];
+      for (const w of webhookIds) {
+        const f = filas.find((x) => x.webhook_id === w);
+        const d = detalles.find((x) => x.webhook_id === w);
+        const en = fallos.get(w);
+        resultado.set(w, {
+          intentos24h: Number(f?.intentos ?? 0),
+          exitosos24h: Number(f?.exitosos ?? 0),
+          ultimoExito: exito.get(w) ?? null,
+          fallandoDesde: f?.fallando_desde ? new Date(f.fallando_desde) : null,
+          ultimoFallo:
+            en && d
+              ? {
+                  en,
+                  status_http: d.status_http,
+                  error: d.error === null ? null : leerJson<{ codigo: string; mensaje: string }>(d.error),
+                }
+              : null,
+        });
+      }
+      return resultado;
     },
 
     /** Ends the pending deliveries of a webhook that was disabled or deleted; returns them. */

@@ -119,6 +119,10 @@ export interface FiltrosFacturas {
   /** Created strictly before / at or after this instant: the age of a pending stamping. */
   creadaAntes?: Date;
   creadaDesde?: Date;
+  /** The fiscal UUID, upper case as stored (`facturas.uuid` is unique). */
+  uuid?: string;
+  /** Any of these serie-folio readings (dominio/cobranza `candidatosSerieFolio`); a null serie is any serie. */
+  serieFolio?: { serie: string | null; folio: string }[];
 }
 
 export interface FacturaNueva {
@@ -194,6 +198,18 @@ export function crearRepositorioFacturas(db: Knex) {
       if (f.timbradoEstado) c.where('timbrado_estado', f.timbradoEstado);
       if (f.creadaAntes) c.where('creado_en', '<', f.creadaAntes);
       if (f.creadaDesde) c.where('creado_en', '>=', f.creadaDesde);
+      if (f.uuid) c.where('uuid', f.uuid);
+      // Virtual columns of the document's serie and folio, indexed with the scope (023): an index range each.
+      if (f.serieFolio?.length) {
+        const candidatos = f.serieFolio;
+        c.where((w) => {
+          for (const sf of candidatos)
+            w.orWhere((o) => {
+              o.where('folio', sf.folio);
+              if (sf.serie !== null) o.where('serie', sf.serie);
+            });
+        });
+      }
       return mapearTramo(await paginar<FilaBd>(c, pagina), leer);
     },
 

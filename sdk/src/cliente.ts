@@ -4,7 +4,7 @@ import { Cuenta, Llaves } from './recursos/cuenta';
 import { Certificados, Clientes, Organizaciones, Productos } from './recursos/emisores';
 import { Facturas } from './recursos/facturas';
 import { Pagos } from './recursos/pagos';
-import { Pendientes } from './recursos/pendientes';
+import { Pendientes, Resumen } from './recursos/pendientes';
 import { Recibos } from './recursos/recibos';
 import { FacturasGlobales } from './recursos/facturas-globales';
 import { Entregas, Eventos, Webhooks } from './recursos/webhooks';
@@ -34,6 +34,7 @@ export class ClienteCfdi {
   readonly entregas: Entregas;
   readonly correos: Correos;
   readonly pendientes: Pendientes;
+  readonly resumen: Resumen;
   readonly cuenta: Cuenta;
   readonly llaves: Llaves;
   readonly catalogos: Catalogos;
@@ -53,6 +54,7 @@ export class ClienteCfdi {
     this.entregas = new Entregas(t);
     this.correos = new Correos(t);
     this.pendientes = new Pendientes(t);
+    this.resumen = new Resumen(t);
     this.cuenta = new Cuenta(t);
     this.llaves = new Llaves(t);
     this.catalogos = new Catalogos(t);

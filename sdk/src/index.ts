@@ -26,6 +26,6 @@ export type { Recibos } from './recursos/recibos';
 export type { FacturasGlobales } from './recursos/facturas-globales';
 export type { Webhooks, Eventos, Entregas } from './recursos/webhooks';
 export type { Correos } from './recursos/correos';
-export type { Pendientes } from './recursos/pendientes';
+export type { Pendientes, Resumen } from './recursos/pendientes';
 export type { Cuenta as GrupoCuenta, Llaves } from './recursos/cuenta';
 export type { Catalogos } from './recursos/catalogos';

@@ -3,6 +3,7 @@ import { ErrorNegocio, noEncontrado } from '../../dominio/errores';
 import type { CreacionIdempotente } from '../creacion';
 import { cancelacionEnCurso, type DocumentoFactura, type MotivoCancelacion } from '../../dominio/factura';
 import { mapearTramo, type Pagina } from '../../dominio/paginacion';
+import { candidatosSerieFolio } from '../../dominio/cobranza';
 import type { ConsultaCatalogos } from '../../cfdi/reglas/catalogos';
 import { nuevoId } from '../../db/ids';
 import type { RepositorioClientes } from '../../db/repositorios/clientes';
@@ -441,6 +442,10 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         timbrado_estado?: string;
         creada_antes?: string;
         creada_desde?: string;
+        /** The fiscal UUID, any case. */
+        uuid?: string;
+        /** A serie-folio as a person types it (`A-123`, `A123`, `123`). */
+        folio?: string;
       },
       pagina: Pagina,
     ) {
@@ -463,6 +468,8 @@ export function crearServicioFacturas(deps: DepsFacturas) {
         timbradoEstado: filtros.timbrado_estado,
         creadaAntes: filtros.creada_antes ? new Date(filtros.creada_antes) : undefined,
         creadaDesde: filtros.creada_desde ? new Date(filtros.creada_desde) : undefined,
+        uuid: filtros.uuid?.toUpperCase(),
+        serieFolio: filtros.folio ? candidatosSerieFolio(filtros.folio) : undefined,
       };
       return mapearTramo(await repo.listar(a, f, pagina), dtoFactura);
     },

@@ -296,6 +296,19 @@ describe('aislamiento generado desde openapi.yaml: ids de otra cuenta y de otro 
     expect(fallas).toEqual([]);
   }, 300_000);
 
+  it('el resumen de facturación con la organización del dueño, desde otra cuenta o del otro modo, responde 404', async () => {
+    const intrusos: [string, ClienteHttp, Modo][] = [
+      ['otra cuenta', intrusa, 'test'],
+      ['la misma cuenta en live', duenio.http.live, 'test'],
+      ['la misma cuenta en test', duenio.http.test, 'live'],
+    ];
+    for (const [quien, http, ajeno] of intrusos) {
+      const r = await http.get(`/v1/resumen?organizacion=${duenio.org[ajeno]}`);
+      expect([quien, r.status, r.body.error?.codigo]).toEqual([quien, 404, 'organizacion_no_encontrada']);
+    }
+    expect((await duenio.http.test.get(`/v1/resumen?organizacion=${duenio.org.test}`)).status).toBe(200);
+  });
+
   it('las listas y sus filtros con la llave de otra cuenta o del otro modo no muestran ids del dueño', async () => {
     const listas = operaciones().filter(
       (o) =>

@@ -105,6 +105,110 @@ contrato('entregas', (impl) => {
     });
   });
 
+  it("a webhook's health: attempts of the last 24 h, its current run of failures and its latest failure", async () => {
+    const { a, live } = await escenario(impl());
+    const [caido, sano, nunca, muerto] = [
+      await nuevoWebhook(impl(), a),
+      await nuevoWebhook(impl(), a),
+      await nuevoWebhook(impl(), a),
+      await nuevoWebhook(impl(), a),
+    ];
+    await dormir(3);
+    const ahora = instante('2025-06-10T12:00:00.000Z');
+    const hace = (horas: number) => new Date(ahora.getTime() - horas * 3600_000);
+    /** One delivery per webhook (an event each) with these attempts: [hours ago, status] (null: no answer). */
+    async function entrega(w: string, intentos: [number, number | null][]) {
+      const ev = await nuevoEvento(impl(), a, 'factura.timbrada');
+      const [e] = (await impl().repos.entregas.crearParaEvento(await paraDespacho(impl(), ev))).filter(
+        (x) => x.webhook_id === w,
+      );
+      for (const [k, [horas, status]] of intentos.entries()) {
+        const ok = status !== null && status < 300;
+        await impl().repos.entregas.registrarIntento(
+          a,
+          e!.id,
+          intento(k + 1, {
+            iniciado_en: hace(horas),
+            status_http: status,
+            error: status === null ? { codigo: 'tiempo_agotado', mensaje: `sin respuesta ${horas}` } : null,
+            respuesta: ok ? 'ok' : 'error',
+          }),
+          {
+            estado: ok ? 'entregada' : k === intentos.length - 1 ? 'fallida' : 'pendiente',
+            proximo_intento_en: null,
+          },
+        );
+      }
+    }
+    // Down since 50 hours ago, after a success three days ago (and failures before it).
+    await entrega(caido, [
+      [80, 500],
+      [72, 200],
+    ]);
+    await entrega(caido, [
+      [50, 503],
+      [30, null],
+      [5, 500],
+    ]);
+    await entrega(caido, [[2, null]]);
+    // Healthy: a success an hour ago, after a failure two hours ago; a failure of 30 hours ago is too old to show.
+    await entrega(sano, [
+      [30, 500],
+      [29, 200],
+    ]);
+    await entrega(sano, [
+      [2, 502],
+      [1, 200],
+    ]);
+    await entrega(sano, [[3, 200]]);
+    // Never succeeded.
+    await entrega(muerto, [
+      [100, 404],
+      [99, 404],
+    ]);
+
+    const salud = await impl().repos.entregas.salud(a, [caido, sano, nunca, muerto], ahora);
+    expect(salud.get(caido)).toEqual({
+      intentos24h: 2,
+      exitosos24h: 0,
+      ultimoExito: hace(72),
+      fallandoDesde: hace(50),
+      ultimoFallo: {
+        en: hace(2),
+        status_http: null,
+        error: { codigo: 'tiempo_agotado', mensaje: 'sin respuesta 2' },
+      },
+    });
+    expect(salud.get(sano)).toEqual({
+      intentos24h: 3,
+      exitosos24h: 2,
+      ultimoExito: hace(1),
+      fallandoDesde: null,
+      ultimoFallo: { en: hace(2), status_http: 502, error: null },
+    });
+    expect(salud.get(nunca)).toEqual({
+      intentos24h: 0,
+      exitosos24h: 0,
+      ultimoExito: null,
+      fallandoDesde: null,
+      ultimoFallo: null,
+    });
+    expect(salud.get(muerto)).toEqual({
+      intentos24h: 0,
+      exitosos24h: 0,
+      ultimoExito: null,
+      fallandoDesde: hace(100),
+      ultimoFallo: { en: hace(99), status_http: 404, error: null },
+    });
+    // Another mode sees nothing of them.
+    expect((await impl().repos.entregas.salud(live, [caido], ahora)).get(caido)).toMatchObject({
+      intentos24h: 0,
+      ultimoExito: null,
+      ultimoFallo: null,
+    });
+    expect((await impl().repos.entregas.salud(a, [], ahora)).size).toBe(0);
+  });
+
   it('a retried attempt rewrites its own row; a final delivery keeps its state', async () => {
     const { a } = await escenario(impl());
     const { creadas } = await entregaDe(impl(), a);

@@ -175,6 +175,44 @@ contrato('facturas', (impl) => {
     expect(await porRfc('goma800101ab1')).toEqual([]);
   });
 
+  it('finds by UUID, and by the serie and folio the document keeps, ignoring case; never in another scope', async () => {
+    const { a, live } = await escenario(impl());
+    const org = await nuevaOrganizacion(impl(), a);
+    const conFolio = async (serie: string | undefined, folio: string) => {
+      const doc = documento();
+      Object.assign(doc.entrada, { serie, folio });
+      return nuevaFactura(impl(), a, org, { documento: doc });
+    };
+    const a123 = await conFolio('A', '123');
+    const b123 = await conFolio('Fac-B', '123');
+    const sin = await conFolio(undefined, '123');
+    await conFolio('A', '1234');
+    const timbrada = await facturaTimbrada(impl(), a, org);
+    const buscar = async (f: FiltrosFacturas) =>
+      (await impl().repos.facturas.listar(a, f, { limite: 20 })).datos.map((x) => x.id).sort();
+
+    expect(await buscar({ uuid: timbrada.uuid })).toEqual([timbrada.id]);
+    expect(await buscar({ uuid: randomUUID().toUpperCase() })).toEqual([]);
+    expect(await buscar({ serieFolio: [{ serie: null, folio: '123' }] })).toEqual([a123, b123, sin].sort());
+    expect(await buscar({ serieFolio: [{ serie: 'a', folio: '123' }] })).toEqual([a123]);
+    expect(
+      await buscar({
+        serieFolio: [
+          { serie: null, folio: 'Fac-B-123' },
+          { serie: 'Fac', folio: 'B-123' },
+          { serie: 'FAC-B', folio: '123' },
+        ],
+      }),
+    ).toEqual([b123]);
+    expect(await buscar({ serieFolio: [{ serie: 'A', folio: '123' }], uuid: timbrada.uuid })).toEqual([]);
+    const otra = await impl().repos.facturas.listar(
+      live,
+      { serieFolio: [{ serie: null, folio: '123' }] },
+      { limite: 20 },
+    );
+    expect(otra.datos).toEqual([]);
+  });
+
   it('the first sealing is kept: a second one changes nothing', async () => {
     const { a } = await escenario(impl());
     const id = await nuevaFactura(impl(), a, await nuevaOrganizacion(impl(), a), {

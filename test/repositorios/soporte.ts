@@ -22,6 +22,7 @@ import { crearRepositorioSondas } from '../../db/repositorios/sondas';
 import { crearRepositorioWebhooks } from '../../db/repositorios/webhooks';
 import { crearRepositorioPendientes } from '../../db/repositorios/pendientes';
 import { crearRepositorioUsuarios } from '../../db/repositorios/usuarios';
+import { crearRepositorioCobranza } from '../../db/repositorios/cobranza';
 import { crearTransacciones, type Transacciones } from '../../db/transacciones';
 import type { Alcance, Modo, Origen } from '../../dominio/alcance';
 import { RegistroDuplicado } from '../../dominio/errores';
@@ -51,6 +52,7 @@ import { crearTransaccionesEnMemoria } from '../support/memoria/transacciones';
 import { crearWebhooksEnMemoria } from '../support/memoria/webhooks';
 import { crearPendientesEnMemoria } from '../support/memoria/pendientes';
 import { crearUsuariosEnMemoria } from '../support/memoria/usuarios';
+import { crearCobranzaEnMemoria } from '../support/memoria/cobranza';
 
 /**
  * The repository tier: every suite runs its `it`s twice, over the in-memory fake the unit tier trusts and over
@@ -81,6 +83,7 @@ function crearRepositoriosReales(db: ReturnType<typeof crearKnex>) {
     limites: crearRepositorioLimites(db),
     pendientes: crearRepositorioPendientes(db),
     usuarios: crearRepositorioUsuarios(db),
+    cobranza: crearRepositorioCobranza(db),
   };
 }
 
@@ -127,6 +130,7 @@ function enMemoria(): Implementacion {
       limites: crearLimitesEnMemoria(m),
       pendientes: crearPendientesEnMemoria(m),
       usuarios: crearUsuariosEnMemoria(m),
+      cobranza: crearCobranzaEnMemoria(m),
     },
     transacciones: crearTransaccionesEnMemoria(m, {
       alConfirmarEventos: (ids) => void confirmados.push(ids),

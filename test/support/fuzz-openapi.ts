@@ -119,6 +119,7 @@ const PISTAS: Record<string, () => fc.Arbitrary<unknown>> = {
   producto: () => pista('prod'),
   factura: () => fc.oneof(pista('fac_ppd'), pista('fac')),
   uuids: () => pista('uuid'),
+  uuid: () => pista('uuid'),
   uuid_sustitucion: () => pista('uuid'),
   evento: () => pista('evt'),
   webhook: () => pista('wh'),

@@ -148,6 +148,8 @@ const OPERACIONES_PROPIAS: [Metodo, string][] = [
   ['post', '/v1/facturas/{id}/timbrado/abandonar'],
   ['post', '/v1/facturas/{id}/cancelacion/reintentar'],
   ['get', '/v1/facturas/{id}/historia'],
+  ['get', '/v1/clientes/{id}/estado_de_cuenta'],
+  ['get', '/v1/resumen'],
 ];
 /** The self-invoicing portal: a public page and the JSON operations it calls, without an API key. */
 const OPERACIONES_PORTAL: [Metodo, string][] = [

@@ -117,6 +117,15 @@ describe('crear', () => {
       eventos_suscritos: ['factura.timbrada'],
       activo: true,
       secreto_anterior_vence_en: null,
+      // A new webhook has made no attempt yet.
+      salud: {
+        intentos_24h: 0,
+        exitosos_24h: 0,
+        tasa_exito: null,
+        ultimo_exito_en: null,
+        fallando_desde: null,
+        ultimo_error: null,
+      },
       // The database's clock (as events'), not the service's.
       creado_en: expect.any(String),
       actualizado_en: AHORA.toISOString(),

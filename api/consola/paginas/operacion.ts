@@ -157,26 +157,23 @@ function tablaEntregas(m: Marco, operar: boolean, entregas: Entrega[], titulo: s
 
 /** An endpoint's health from its deliveries, as the API reports it in `salud`. */
 function saludWebhook(w: Webhook): Html {
-  const salud = (w as Webhook & { salud?: Record<string, unknown> }).salud as
-    | {
-        tasa_exito: string | null;
-        entregas_24h: number;
-        ultimo_error: { en: string; status_http: number | null; mensaje: string } | null;
-        fallando_desde: string | null;
-      }
-    | undefined;
-  if (!salud) return html`<span class="tenue">—</span>`;
-  const tasa = salud.tasa_exito === null ? '—' : `${(Number(salud.tasa_exito) * 100).toFixed(1)} %`;
+  const { salud } = w;
+  const tasa =
+    salud.tasa_exito === null ? 'sin intentos' : `${(Number(salud.tasa_exito) * 100).toFixed(1)} %`;
   const estado = salud.fallando_desde
     ? html`<span class="etiqueta error">Fallando desde ${cuando(salud.fallando_desde)}</span>`
-    : html`<span class="etiqueta ok">Sano</span>`;
-  return html`${estado}<br />Éxito 24 h: ${tasa} (${salud.entregas_24h}
-    entregas)${salud.ultimo_error
+    : salud.intentos_24h
+      ? html`<span class="etiqueta ok">Sano</span>`
+      : html`<span class="etiqueta neutra">Sin actividad en 24 h</span>`;
+  const error = salud.ultimo_error;
+  return html`${estado}<br />Éxito en 24 h: ${tasa} (${salud.exitosos_24h} de ${salud.intentos_24h}
+    intentos)${error
       ? html`<br /><span class="tenue"
-            >Último error ${cuando(salud.ultimo_error.en)}:
-            ${salud.ultimo_error.status_http ? `HTTP ${salud.ultimo_error.status_http} · ` : ''}${salud
-              .ultimo_error.mensaje}</span
+            >Último error ${cuando(error.en)}:
+            ${error.status_http ? `HTTP ${error.status_http} · ` : ''}${error.mensaje}</span
           >`
+      : ''}${salud.ultimo_exito_en
+      ? html`<br /><span class="tenue">Última entrega exitosa ${cuando(salud.ultimo_exito_en)}</span>`
       : ''}`;
 }
 

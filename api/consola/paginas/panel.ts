@@ -18,9 +18,7 @@ export function paginaPanel(r: Router, s: Servicios): void {
       s.pendientes.contar(a),
       s.webhooks.listar(a, { limite: 100 }),
     ]);
-    const fallando = (webhooks.datos as (Webhook & { salud?: { fallando_desde: string | null } })[]).filter(
-      (w) => w.salud?.fallando_desde,
-    ).length;
+    const fallando = (webhooks.datos as Webhook[]).filter((w) => w.salud.fallando_desde).length;
     const nPendientes = `${pendientes.total}${pendientes.hayMas ? '+' : ''}`;
     enviar(
       res,

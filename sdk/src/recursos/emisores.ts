@@ -16,6 +16,8 @@ import type {
   ProductoNuevo,
   Archivo,
   LogoOrganizacion,
+  ConsultaDe,
+  EstadoDeCuenta,
 } from '../tipos';
 import type { OpcionesSolicitud } from '../transporte';
 import { Grupo, seg } from './comun';
@@ -35,6 +37,34 @@ export class Clientes extends Grupo {
   }
   eliminar(id: string, opciones?: OpcionesSolicitud): Promise<Eliminado> {
     return this.eliminarJson(`/v1/clientes/${seg(id)}`, opciones);
+  }
+  /** The client's statement of account as of `fecha` (`YYYY-MM-DD`, default today): invoices, payments, totals. */
+  estadoDeCuenta(
+    id: string,
+    consulta: { fecha?: string } = {},
+    opciones?: OpcionesSolicitud,
+  ): Promise<EstadoDeCuenta> {
+    return this.t.json({
+      metodo: 'GET',
+      ruta: `/v1/clientes/${seg(id)}/estado_de_cuenta`,
+      consulta,
+      opciones,
+    });
+  }
+  /** The same statement as CSV (UTF-8 with BOM) bytes, as a spreadsheet opens it. */
+  estadoDeCuentaCsv(
+    id: string,
+    consulta: { fecha?: string } = {},
+    opciones?: OpcionesSolicitud,
+  ): Promise<Uint8Array> {
+    const c: ConsultaDe<'obtenerEstadoDeCuentaCliente'> = { ...consulta, formato: 'csv' };
+    return this.t.bytes({
+      metodo: 'GET',
+      ruta: `/v1/clientes/${seg(id)}/estado_de_cuenta`,
+      consulta: c,
+      binario: 'text/csv',
+      opciones,
+    });
   }
 }
 

@@ -1,5 +1,11 @@
 import { nuevoId } from '../../../db/ids';
-import type { EntregaPorIniciar, FilaEntrega, RepositorioEntregas } from '../../../db/repositorios/entregas';
+import {
+  DIA_MS,
+  type EntregaPorIniciar,
+  type FilaEntrega,
+  type RepositorioEntregas,
+  type SaludWebhook,
+} from '../../../db/repositorios/entregas';
 import type { EstadoEntrega, IntentoEntrega } from '../../../dominio/webhook';
 import { columnasAlcance, copiaJson, paginarEnMemoria, type Almacen, type ColumnasAlcance } from './almacen';
 import { tablaEventos } from './eventos';
@@ -188,6 +194,48 @@ export function crearEntregasEnMemoria(m: Almacen): RepositorioEntregas {
           intentos: intento.numero,
           actualizado_en: intento.iniciado_en,
         });
+    },
+
+    // Straight from the definition, over every attempt: the real one reads index ranges to the same answer.
+    async salud(a, webhookIds, ahora) {
+      const hace24h = new Date(ahora.getTime() - DIA_MS);
+      const r = new Map<string, SaludWebhook>();
+      for (const w of webhookIds) {
+        const ids = new Set(
+          tabla
+            .todas()
+            .filter((e) => deAlcance(a)(e) && e.webhook_id === w)
+            .map((e) => e.id),
+        );
+        const todos = intentos.todas().filter((i) => ids.has(i.entrega_id));
+        const ok = (i: IntentoGuardado) =>
+          i.status_http !== null && i.status_http >= 200 && i.status_http < 300;
+        const ultimoExito = todos
+          .filter(ok)
+          .reduce<Date | null>((m, i) => (!m || i.iniciado_en > m ? i.iniciado_en : m), null);
+        const desde = ultimoExito === null ? new Date(0) : ultimoExito < hace24h ? ultimoExito : hace24h;
+        const racha = todos.filter((i) => i.iniciado_en > (ultimoExito ?? new Date(0)));
+        const fallos = todos
+          .filter((i) => !ok(i) && i.iniciado_en >= desde)
+          .sort((x, y) => y.iniciado_en.getTime() - x.iniciado_en.getTime());
+        const ultimo = fallos[0];
+        r.set(w, {
+          intentos24h: todos.filter((i) => i.iniciado_en >= hace24h).length,
+          exitosos24h: todos.filter((i) => i.iniciado_en >= hace24h && ok(i)).length,
+          ultimoExito,
+          fallandoDesde: racha.length
+            ? racha.reduce((m, i) => (i.iniciado_en < m ? i.iniciado_en : m), racha[0]!.iniciado_en)
+            : null,
+          ultimoFallo: ultimo
+            ? {
+                en: ultimo.iniciado_en,
+                status_http: ultimo.status_http,
+                error: ultimo.error && copiaJson(ultimo.error),
+              }
+            : null,
+        });
+      }
+      return r;
     },
 
     async cancelarPendientes(tx, a, webhookId, ahora) {

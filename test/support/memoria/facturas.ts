@@ -3,10 +3,22 @@ import type { FilaFactura, RepositorioFacturas } from '../../../db/repositorios/
 import type { Transaccion } from '../../../db/transacciones';
 import type { Alcance } from '../../../dominio/alcance';
 import { cancelacionEnCurso } from '../../../dominio/factura';
-import { columnasAlcance, copiaJson, decimal6, enAlcance, paginarEnMemoria, type Almacen } from './almacen';
+import {
+  columnasAlcance,
+  copiaJson,
+  decimal6,
+  enAlcance,
+  paginarEnMemoria,
+  plegar,
+  type Almacen,
+} from './almacen';
 import { tablaOrganizaciones } from './organizaciones';
 import { tablaLibro, tablaPagos } from './pagos';
 import { exigirAbierta, porConexion } from './transacciones';
+
+/** `=` under the tables' collation (case and accents ignored; trailing spaces too, as PAD SPACE does). */
+const igualTexto = (x: string | undefined, y: string) =>
+  x !== undefined && plegar(x).trimEnd() === plegar(y).trimEnd();
 
 /** The row with what only its own endpoints read: the XMLs and the PDF. */
 export type FacturaGuardada = Omit<FilaFactura, 'parcialidades' | 'pago_id'> & {
@@ -88,7 +100,14 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
             (!f.tipo || r.tipo === f.tipo) &&
             (!f.timbradoEstado || r.timbrado_estado === f.timbradoEstado) &&
             (!f.creadaAntes || r.creado_en < f.creadaAntes) &&
-            (!f.creadaDesde || r.creado_en >= f.creadaDesde),
+            (!f.creadaDesde || r.creado_en >= f.creadaDesde) &&
+            (!f.uuid || r.uuid === f.uuid) &&
+            (!f.serieFolio?.length ||
+              f.serieFolio.some(
+                (sf) =>
+                  igualTexto(r.documento.entrada.folio, sf.folio) &&
+                  (sf.serie === null || igualTexto(r.documento.entrada.serie, sf.serie)),
+              )),
         );
       const t = paginarEnMemoria(filas, pagina);
       return { ...t, datos: t.datos.map(leer) };

@@ -21,6 +21,7 @@ import { crearTransaccionesEnMemoria } from './transacciones';
 import { crearWebhooksEnMemoria } from './webhooks';
 import { crearPendientesEnMemoria } from './pendientes';
 import { crearUsuariosEnMemoria } from './usuarios';
+import { crearCobranzaEnMemoria } from './cobranza';
 
 export { Almacen, ClaveUnicaViolada } from './almacen';
 export { nuevaCuenta } from './cuentas';
@@ -72,6 +73,7 @@ export function crearMemoria() {
     limites: crearLimitesEnMemoria(almacen),
     pendientes: crearPendientesEnMemoria(almacen),
     usuarios: crearUsuariosEnMemoria(almacen),
+    cobranza: crearCobranzaEnMemoria(almacen),
     despachador,
   };
 }

@@ -5,6 +5,7 @@ import { ErrorPacNoConfigurado } from '../../../pac/puerto';
 import { crearBoveda } from '../../../seguridad/boveda';
 import { crearServicioCertificados, crearVerificadorCsd } from '../../../servicios/certificados';
 import { crearServicioClientes } from '../../../servicios/clientes';
+import { crearServicioResumen } from '../../../servicios/resumen';
 import { crearServicioCuenta } from '../../../servicios/cuenta';
 import { crearServicioEventos } from '../../../servicios/eventos';
 import { crearServicioFacturas } from '../../../servicios/facturas';
@@ -141,7 +142,8 @@ export function crearServiciosEnMemoria(o: { sinPacEn?: Modo[] } = {}) {
     llaves: crearServicioLlaves({ llaves: m.llaves, cuenta, ahora }),
     organizaciones,
     productos,
-    clientes: crearServicioClientes({ ...deps, clientes: m.clientes, organizaciones }),
+    clientes: crearServicioClientes({ ...deps, clientes: m.clientes, organizaciones, cobranza: m.cobranza }),
+    resumen: crearServicioResumen({ ...deps, cobranza: m.cobranza, organizaciones }),
     eventos: crearServicioEventos({ eventos: m.eventos, facturas: m.facturas, pagos: m.pagos }),
     certificados: crearServicioCertificados({ certificados: m.certificados, organizaciones, boveda, ahora }),
     facturas,
