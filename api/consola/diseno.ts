@@ -47,7 +47,10 @@ function documento(titulo: string, cuerpo: Html, clase = ''): Html {
 
 /** A page of a signed-in user: skip link, header with sections, mode switch and sign-out, then the content. */
 export function pagina(m: Marco, titulo: string, contenido: Html): Html {
-  const actual = SECCIONES.filter(([r]) => m.ruta === r || m.ruta.startsWith(`${r}/`)).pop()?.[0];
+  // The panel is only itself; the other sections own their sub-pages (a client's statement belongs to none).
+  const actual = SECCIONES.find(
+    ([r]) => m.ruta === r || (r !== '/consola' && m.ruta.startsWith(`${r}/`)),
+  )?.[0];
   return documento(
     titulo,
     html`<a class="saltar" href="#principal">Saltar al contenido</a>

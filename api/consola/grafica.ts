@@ -27,8 +27,12 @@ export function graficaBarras(d: {
   titulo: string;
   etiquetas: string[];
   series: Serie[];
+  /** The axis' labels. */
   formato: (v: number) => string;
+  /** Each bar's and the table's figures (the axis' by default). */
+  formatoDatos?: (v: number) => string;
 }): Html {
+  const datos = d.formatoDatos ?? d.formato;
   const n = d.etiquetas.length;
   const tope = escala(Math.max(0, ...d.series.flatMap((s) => s.valores)));
   const anchoUtil = ANCHO - MARGEN.izq - MARGEN.der;
@@ -72,7 +76,7 @@ export function graficaBarras(d: {
               width="${Math.max(1, barra - 1).toFixed(1)}"
               height="${(MARGEN.arr + altoUtil - y(v)).toFixed(1)}"
               fill="${s.color}"
-              ><title>${et} · ${s.nombre}: ${d.formato(v)}</title></rect
+              ><title>${et} · ${s.nombre}: ${datos(v)}</title></rect
             >`;
           })}${i % cada === 0
             ? html`<text
@@ -114,7 +118,7 @@ export function graficaBarras(d: {
               (et, i) =>
                 html`<tr>
                   <th scope="row">${et}</th>
-                  ${d.series.map((s) => html`<td class="num">${d.formato(s.valores[i] ?? 0)}</td>`)}
+                  ${d.series.map((s) => html`<td class="num">${datos(s.valores[i] ?? 0)}</td>`)}
                 </tr>`,
             )}
           </tbody>

@@ -154,6 +154,65 @@ describe('consola en Chromium', () => {
     await page.browserContext().close();
   }, 120_000);
 
+  it('finanzas: el panel grafica lo facturado; el estado de cuenta del cliente cambia con un pago y se exporta en CSV', async () => {
+    const ppd = await c.http.post(
+      '/v1/facturas',
+      facturaNueva(c, { metodo_pago: 'PPD', forma_pago: undefined }),
+    );
+    expect(ppd.status).toBe(201);
+    const total = ppd.body.total as string;
+    const page = await entrar('finanzas');
+    // The panel: two charts (named images), their numbers in tables too.
+    expect(await page.$$eval('figure.grafica svg[role=img]', (x) => x.length)).toBe(2);
+    expect(await texto(page, '.tarjetas')).toMatch(/Facturas timbradas\s*\d+/);
+    await captura(page, 'consola-panel');
+
+    const saldo = async () => {
+      await page.goto(`${pila.url}/consola/clientes/${c.cli}`);
+      return texto(page, 'tbody tr:first-child td:nth-child(4)');
+    };
+    const antes = await saldo();
+    const pago = await c.http.post('/v1/pagos', {
+      organizacion: c.org,
+      fecha_pago: new Date().toISOString(),
+      forma_pago: '03',
+      monto: '100.00',
+      facturas_pagadas: [{ factura: ppd.body.id, imp_pagado: '100.00' }],
+    });
+    expect(pago.status).toBe(201);
+    const despues = await saldo();
+    const pesos = (t: string) => Number(t.replace(/[^\d.]/g, ''));
+    expect(Math.round((pesos(antes) - pesos(despues)) * 100)).toBe(10000);
+    expect(await page.content()).toContain(
+      `$${Number(total).toLocaleString('en-US', { minimumFractionDigits: 2 })}`,
+    );
+    // The payments' table, the page's last: the instalment with the balance after it.
+    const pagosTabla = await page.$$eval('.tabla', (t) => (t.at(-1) as HTMLElement).innerText);
+    expect(pagosTabla).toMatch(/\$100\.00 MXN/);
+    await captura(page, 'consola-cliente');
+
+    const cookie = (await page.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+    const csv = await fetch(`${pila.url}/consola/clientes/${c.cli}/estado_de_cuenta.csv`, {
+      headers: { cookie },
+    });
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toContain('text/csv');
+    expect(csv.headers.get('content-disposition')).toMatch(
+      /^attachment; filename="estado-de-cuenta-MASO451221PM4-/,
+    );
+    expect(await csv.text()).toContain(ppd.body.uuid);
+    await page.browserContext().close();
+
+    // Ops may read the statement but not export it.
+    const ops = await entrar('operaciones');
+    const cookieOps = (await ops.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+    const negado = await fetch(`${pila.url}/consola/clientes/${c.cli}/estado_de_cuenta.csv`, {
+      headers: { cookie: cookieOps },
+    });
+    expect(negado.status).toBe(403);
+    await ops.browserContext().close();
+  }, 120_000);
+
   it('operaciones: abandona un timbrado atorado y reintenta una entrega que falla, desde las páginas', async () => {
     const receptor = await receptorWebhooks((n) => (n === 1 ? 500 : 200));
     try {
@@ -230,7 +289,13 @@ describe('consola en Chromium', () => {
 
     // Every page at a phone's width: no sideways scroll, every field named by a label.
     await page.setViewport({ width: 360, height: 780 });
-    for (const ruta of ['/consola', '/consola/facturas', '/consola/pendientes', '/consola/webhooks']) {
+    for (const ruta of [
+      '/consola',
+      '/consola/facturas',
+      `/consola/clientes/${c.cli}`,
+      '/consola/pendientes',
+      '/consola/webhooks',
+    ]) {
       await page.goto(`${pila.url}${ruta}`);
       const medida = await page.evaluate(() => ({
         ancho: document.documentElement.scrollWidth,
