@@ -264,7 +264,7 @@ export function paginasFacturas(r: Router, s: Servicios, op: OpcionesConsola): v
 export function tablaFacturas(facturas: Factura[], titulo: string): Html {
   if (!facturas.length) return html`<p class="tenue">No hay facturas con esos criterios.</p>`;
   const ahora = new Date();
-  return html`<div class="tabla">
+  return html`<div class="tabla apilable">
     <table>
       <caption>
         ${titulo}
@@ -284,9 +284,11 @@ export function tablaFacturas(facturas: Factura[], titulo: string): Html {
           (f) =>
             html`<tr>
               <td><a href="/consola/facturas/${f.id}">${serieFolio(f)}</a></td>
-              <td>${f.cliente.nombre}<br /><span class="tenue">${f.cliente.rfc}</span></td>
-              <td>${estadoFactura(f)}</td>
-              <td class="num">${importe(f.total, f.moneda)}</td>
+              <td data-etiqueta="Cliente">
+                ${f.cliente.nombre}<br /><span class="tenue">${f.cliente.rfc}</span>
+              </td>
+              <td data-etiqueta="Estado">${estadoFactura(f)}</td>
+              <td class="num" data-etiqueta="Total">${importe(f.total, f.moneda)}</td>
               <td class="uuid opcional">${f.uuid ?? '—'}</td>
               <td class="opcional">${cuando(f.creado_en, ahora)}</td>
             </tr>`,
