@@ -11,7 +11,7 @@ import { claveDeDireccion, crearLimiteDeFallos } from '../middleware/limite';
 import { aApiError } from '../middleware/manejador-errores';
 import { aviso, campoCsrf, pagina, paginaSuelta } from './diseno';
 import { html, type Html } from './html';
-import { conSesion, consolaDe, ponerCookie, quitarCookie, tokenDe } from './sesion';
+import { campo, conSesion, consolaDe, ponerCookie, quitarCookie, tokenDe } from './sesion';
 import { paginasFacturas } from './paginas/facturas';
 import { paginasOperacion } from './paginas/operacion';
 import { paginaPanel } from './paginas/panel';
@@ -114,7 +114,7 @@ export function rutasConsola(servicios: Servicios, op: OpcionesConsola): Router 
     enviar(res, paginaSuelta('Entrar', formularioEntrar()));
   });
   r.post('/consola/entrar', async (req, res) => {
-    const { correo = '', contrasena = '' } = req.body as { correo?: string; contrasena?: string };
+    const [correo, contrasena] = [campo(req, 'correo'), campo(req, 'contrasena')];
     // An email is counted by its hash: the table of failures never holds an address.
     const claveCorreo = `consola:correo:${createHash('sha256').update(normalizarCorreo(correo)).digest('hex').slice(0, 40)}`;
     const claveDireccion = `consola:dir:${claveDeDireccion(req.ip)}`;
@@ -155,7 +155,7 @@ export function rutasConsola(servicios: Servicios, op: OpcionesConsola): Router 
     enviar(res, formularioContrasena(req));
   });
   r.post('/consola/contrasena', async (req, res) => {
-    const { actual = '', nueva = '' } = req.body as { actual?: string; nueva?: string };
+    const [actual, nueva] = [campo(req, 'actual'), campo(req, 'nueva')];
     try {
       await usuarios.cambiarContrasena(consolaDe(req).sesion, actual, nueva);
     } catch (e) {
@@ -170,7 +170,7 @@ export function rutasConsola(servicios: Servicios, op: OpcionesConsola): Router 
     res.redirect(303, '/consola/entrar');
   });
   r.post('/consola/modo', async (req, res) => {
-    const modo = (req.body as { modo?: string }).modo === 'live' ? 'live' : 'test';
+    const modo = campo(req, 'modo') === 'live' ? 'live' : 'test';
     await usuarios.cambiarModo(consolaDe(req).sesion, modo);
     res.redirect(303, '/consola');
   });

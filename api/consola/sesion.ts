@@ -54,7 +54,7 @@ export function conSesion(usuarios: ServicioUsuarios): RequestHandler {
       if (req.method === 'GET') return res.redirect(303, '/consola/entrar');
       throw new ErrorNegocio('autenticacion', 'sesion_requerida', 'La sesión terminó: vuelva a entrar.');
     }
-    if (req.method === 'POST' && !csrfValido(token, (req.body as Record<string, unknown> | undefined)?._csrf))
+    if (req.method === 'POST' && !csrfValido(token, campo(req, '_csrf')))
       throw new ErrorNegocio(
         'permiso',
         'csrf_invalido',
@@ -86,6 +86,15 @@ export function conSesion(usuarios: ServicioUsuarios): RequestHandler {
     req.log = req.log.child({ cuenta_id: u.cuenta_id, modo: sesion.modo, usuario_id: u.id });
     next();
   };
+}
+
+/**
+ * A form field as text: absent, repeated (an array) or anything else is '', so no handler ever sees a non-string
+ * (a body that is not a form leaves `req.body` undefined).
+ */
+export function campo(req: Request, nombre: string): string {
+  const v = (req.body as Record<string, unknown> | undefined)?.[nombre];
+  return typeof v === 'string' ? v : '';
 }
 
 export function consolaDe(req: Request) {

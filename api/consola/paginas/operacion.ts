@@ -7,7 +7,7 @@ import { alcanceDe } from '../../alcance';
 import { aviso, campoCsrf, cuando, duracion, pagina, type Marco } from '../diseno';
 import { consulta, html, type Html } from '../html';
 import { enviar } from '../rutas';
-import { consolaDe, exigir } from '../sesion';
+import { campo, consolaDe, exigir } from '../sesion';
 import { avisoDe, paginaDe } from './comun';
 
 type Pendiente = Esquema<'Pendiente'>;
@@ -256,13 +256,13 @@ export function paginasOperacion(r: Router, s: Servicios): void {
 
   r.post('/consola/acciones', async (req, res) => {
     exigir(req, 'operar');
-    const b = req.body as Record<string, string | undefined>;
-    const clave = `${b.tipo}:${b.accion}`;
+    const [tipo, accion, id] = [campo(req, 'tipo'), campo(req, 'accion'), campo(req, 'id')];
+    const clave = `${tipo}:${accion}`;
     const hacer = ACCIONES[clave];
-    if (!hacer || !ID.test(b.id ?? ''))
+    if (!hacer || !ID.test(id))
       throw new ErrorNegocio('solicitud_invalida', 'accion_invalida', 'Esa acción no existe.', 'accion');
-    await hacer(s, req, b.id!);
-    const volver = b.volver === 'webhooks' ? '/consola/webhooks' : '/consola/pendientes';
+    await hacer(s, req, id);
+    const volver = campo(req, 'volver') === 'webhooks' ? '/consola/webhooks' : '/consola/pendientes';
     res.redirect(303, `${volver}?aviso=${AVISO_ACCION[clave]}`);
   });
 
@@ -324,10 +324,10 @@ export function paginasOperacion(r: Router, s: Servicios): void {
 
   r.post('/consola/webhooks/reenviar', async (req, res) => {
     exigir(req, 'operar');
-    const b = req.body as Record<string, string | undefined>;
-    if (!/^wh_[0-9a-z]{26}$/.test(b.webhook ?? '') || !/^evt_[0-9a-z]{26}$/.test(b.evento ?? ''))
+    const [webhook, evento] = [campo(req, 'webhook'), campo(req, 'evento')];
+    if (!/^wh_[0-9a-z]{26}$/.test(webhook) || !/^evt_[0-9a-z]{26}$/.test(evento))
       throw new ErrorNegocio('solicitud_invalida', 'accion_invalida', 'Esa acción no existe.', 'evento');
-    await s.webhooks.reenviar(alcanceDe(req), b.webhook!, b.evento!);
+    await s.webhooks.reenviar(alcanceDe(req), webhook, evento);
     res.redirect(303, '/consola/webhooks?aviso=reenvio');
   });
 }
