@@ -22,23 +22,26 @@ import { crearServicioResumen } from '../servicios/resumen';
  * (services and repositories over MariaDB, no HTTP): the client's statement (JSON and CSV), the billing summary
  * (30 days by day, a year by month), the invoice search by UUID and by serie-folio, and a page of webhooks with
  * their health; prints each statement's plan. A database of its own (`<DATABASE_URL's>_bench_consola`), dropped at
- * the end. The last line: consola_p95_ms=<the worst p95>.
+ * the end. The last line: consola_p95_ms=<the worst p95>. Its seeding (`sembrar`) is also bench/consola-paginas.ts's,
+ * which renders the console's pages from it: the clients' RFCs have an RFC's shape and the payment CFDIs complete
+ * documents for that.
  */
 
-const FACTURAS = 10_000;
+export const FACTURAS = 10_000;
 const DEL_CLIENTE = 2_000;
-const ENTREGAS = 10_000;
+export const ENTREGAS = 10_000;
 const VUELTAS = 100;
-const HOY = '2026-11-27';
+export const HOY = '2026-11-27';
 
-const percentil = (xs: number[], p: number) =>
+export const percentil = (xs: number[], p: number) =>
   [...xs].sort((a, b) => a - b)[Math.floor((xs.length - 1) * p)]!;
 
 async function enLotes<T>(db: ReturnType<typeof crearKnex>, tabla: string, filas: T[]) {
   for (let i = 0; i < filas.length; i += 500) await db(tabla).insert(filas.slice(i, i + 500));
 }
 
-async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
+/** One account's data (see above); also bench/consola-paginas.ts's. */
+export async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
   const ahora = new Date(`${HOY}T18:00:00Z`);
   const a = { cuentaId: cuenta, modo: 'test', llaveId: 'bench' } as Alcance;
   await db('cuentas').insert({ id: cuenta, nombre: 'Bench', creado_en: ahora, actualizado_en: ahora });
@@ -56,13 +59,18 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
     actualizado_en: ahora,
   });
   const clientes = Array.from({ length: 50 }, () => nuevoId('cli'));
+  // RFCs of a legal person's shape, so the console's search box reads one as a client.
+  const rfcs = clientes.map(
+    (_, k) => `CLI${String(k).padStart(2, '0')}0101${cuenta.slice(-3).toUpperCase()}`,
+  );
   await db('clientes').insert(
     clientes.map((id, k) => ({
       id,
       cuenta_id: cuenta,
       modo: 'test',
       organizacion_id: org,
-      rfc: `C${String(k).padStart(2, '0')}${cuenta.slice(-10).toUpperCase()}`,
+      rfc: rfcs[k],
+      rfc_unico: rfcs[k],
       nombre: `CLIENTE ${k}`,
       regimen_fiscal: '601',
       domicilio_fiscal: '42501',
@@ -78,6 +86,8 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
     fecha: string;
     ppd: boolean;
     cancelada: boolean;
+    /** The document's receiver, as stamped (its payment CFDIs carry the same). */
+    receptor: Record<string, string>;
   }[] = [];
   const filas = [];
   for (let k = 0; k < FACTURAS; k++) {
@@ -85,6 +95,16 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
     const fecha = `${dia}T${String(8 + (k % 10)).padStart(2, '0')}:15:00`;
     const ppd = k % 3 === 0;
     const cancelada = k % 50 === 7;
+    const c = k < DEL_CLIENTE ? 0 : 1 + (k % 49);
+    const cliente = clientes[c]!;
+    const receptor = {
+      id: cliente,
+      rfc: rfcs[c]!,
+      nombre: `CLIENTE ${c}`,
+      regimen_fiscal: '601',
+      domicilio_fiscal: '42501',
+      uso_cfdi: 'G03',
+    };
     const f = {
       id: nuevoId('fac'),
       uuid: randomUUID().toUpperCase(),
@@ -92,9 +112,9 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
       fecha,
       ppd,
       cancelada,
+      receptor,
     };
     facturas.push(f);
-    const cliente = k < DEL_CLIENTE ? clientes[0]! : clientes[1 + (k % 49)]!;
     const documento = {
       huso_horario: 'Tiempo del Centro',
       entrada: {
@@ -114,14 +134,7 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
       },
       productos: [null],
       importes: { subtotal: '1000.00', total: '1160.00', conceptos: [], traslados: [], retenciones: [] },
-      cliente: {
-        id: cliente,
-        rfc: 'XAXX010101000',
-        nombre: 'CLIENTE',
-        regimen_fiscal: '601',
-        domicilio_fiscal: '42501',
-        uso_cfdi: 'G03',
-      },
+      cliente: receptor,
     };
     filas.push({
       id: f.id,
@@ -158,11 +171,26 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
         cuenta_id: cuenta,
         modo: 'test',
         organizacion_id: org,
+        cliente_id: f.receptor.id,
         tipo: 'pago',
         estado: 'timbrada',
+        // What the console's invoice list reads of a payment CFDI (presentacion/factura.ts).
         documento: JSON.stringify({
-          entrada: { serie: 'P', folio: id.slice(-6), fecha, moneda: 'XXX' },
-          importes: { total: '0' },
+          huso_horario: 'Tiempo del Centro',
+          entrada: {
+            tipo: 'P',
+            serie: 'P',
+            folio: id.slice(-6),
+            fecha,
+            moneda: 'XXX',
+            decimales_moneda: 0,
+            lugar_expedicion: '42501',
+            exportacion: '01',
+          },
+          productos: [null],
+          importes: { subtotal: '0', total: '0', conceptos: [], traslados: [], retenciones: [] },
+          cliente: { ...f.receptor, uso_cfdi: 'CP01' },
+          pago: { id },
         }),
         total: '0',
         uuid: randomUUID().toUpperCase(),
@@ -261,7 +289,7 @@ async function sembrar(db: ReturnType<typeof crearKnex>, cuenta: string) {
   await enLotes(db, 'eventos', eventos);
   await enLotes(db, 'entregas', entregas);
   await enLotes(db, 'entregas_intentos', intentos);
-  return { a, cliente: clientes[0]!, facturas, pagos: pagos.length, ahora };
+  return { a, org, cliente: clientes[0]!, rfcCliente: rfcs[0]!, facturas, pagos: pagos.length, ahora };
 }
 
 async function main() {
@@ -382,7 +410,8 @@ async function main() {
   }
 }
 
-main().catch((e) => {
-  process.stderr.write(`${(e as Error).stack ?? e}\n`);
-  process.exit(1);
-});
+if (require.main === module)
+  main().catch((e) => {
+    process.stderr.write(`${(e as Error).stack ?? e}\n`);
+    process.exit(1);
+  });
