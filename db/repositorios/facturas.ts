@@ -191,7 +191,8 @@ export function crearRepositorioFacturas(db: Knex) {
       if (f.organizacionId) c.where('organizacion_id', f.organizacionId);
       if (f.clienteId) c.where('cliente_id', f.clienteId);
       if (f.clienteRfc) {
-        c.whereRaw("JSON_UNQUOTE(JSON_EXTRACT(documento, '$.cliente.rfc')) = ?", [f.clienteRfc]);
+        // The receiver's RFC as migration 023 keeps it: an index range, not a JSON parse per row.
+        c.where('cliente_rfc', f.clienteRfc);
       }
       if (f.estado) c.where('estado', f.estado);
       if (f.tipo) c.where('tipo', f.tipo);

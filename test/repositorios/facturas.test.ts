@@ -164,7 +164,7 @@ contrato('facturas', (impl) => {
     );
   });
 
-  it('filters by the client RFC the document keeps, byte for byte (a JSON value has a binary collation)', async () => {
+  it("filters by the client RFC the document keeps (its indexed column, in the tables' collation)", async () => {
     const { a } = await escenario(impl());
     const org = await nuevaOrganizacion(impl(), a);
     const id = await nuevaFactura(impl(), a, org, { rfc: 'GOMA800101AB1' });
@@ -172,7 +172,8 @@ contrato('facturas', (impl) => {
     const porRfc = async (clienteRfc: string) =>
       (await impl().repos.facturas.listar(a, { clienteRfc }, { limite: 10 })).datos.map((f) => f.id);
     expect(await porRfc('GOMA800101AB1')).toEqual([id]);
-    expect(await porRfc('goma800101ab1')).toEqual([]);
+    expect(await porRfc('goma800101ab1')).toEqual([id]);
+    expect(await porRfc('GOMA800101AB2')).toEqual([]);
   });
 
   it('finds by UUID, and by the serie and folio the document keeps, ignoring case; never in another scope', async () => {

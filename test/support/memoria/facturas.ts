@@ -95,7 +95,7 @@ export function crearFacturasEnMemoria(m: Almacen): RepositorioFacturas {
             enAlcance(a)(r) &&
             (!f.organizacionId || r.organizacion_id === f.organizacionId) &&
             (!f.clienteId || r.cliente_id === f.clienteId) &&
-            (!f.clienteRfc || r.documento.cliente.rfc === f.clienteRfc) &&
+            (!f.clienteRfc || plegar(r.documento.cliente.rfc) === plegar(f.clienteRfc)) &&
             (!f.estado || r.estado === f.estado) &&
             (!f.tipo || r.tipo === f.tipo) &&
             (!f.timbradoEstado || r.timbrado_estado === f.timbradoEstado) &&
