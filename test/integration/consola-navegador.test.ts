@@ -98,6 +98,39 @@ describe('consola en Chromium', () => {
     });
   }
 
+  /** Text whose contrast with the background it sits on is under WCAG AA's 4.5:1, on the page shown. */
+  const bajoContraste = (page: Page) =>
+    page.evaluate(() => {
+      const rgb = (c: string) => (c.match(/[\d.]+/g) ?? []).map(Number);
+      const lum = (c: string) => {
+        const [r, g, b] = rgb(c).map((v) => {
+          const x = v / 255;
+          return x <= 0.03928 ? x / 12.92 : ((x + 0.055) / 1.055) ** 2.4;
+        });
+        return 0.2126 * r! + 0.7152 * g! + 0.0722 * b!;
+      };
+      const fondo = (e: Element | null): string => {
+        for (; e; e = e.parentElement) {
+          const c = getComputedStyle(e).backgroundColor;
+          if (rgb(c)[3] !== 0 && c !== 'transparent') return c;
+        }
+        return 'rgb(255, 255, 255)';
+      };
+      const conTexto = Array.from(document.querySelectorAll('body *'))
+        .filter((e) => Array.from(e.childNodes).some((n) => n.nodeType === 3 && n.textContent!.trim()))
+        .filter((e) => (e as HTMLElement).offsetParent !== null);
+      const bajos = conTexto
+        .map((e) => {
+          const [a, b] = [lum(getComputedStyle(e).color), lum(fondo(e))];
+          return {
+            texto: e.textContent!.trim().slice(0, 30),
+            razon: (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05),
+          };
+        })
+        .filter((x) => x.razon < 4.5);
+      return { revisados: conTexto.length > 10, bajos };
+    });
+
   async function captura(page: Page, nombre: string) {
     if (!CAPTURAS) return;
     mkdirSync(join(raizProyecto(), 'capturas'), { recursive: true });
@@ -213,7 +246,7 @@ describe('consola en Chromium', () => {
     await ops.browserContext().close();
   }, 120_000);
 
-  it('operaciones: abandona un timbrado atorado y reintenta una entrega que falla, desde las páginas', async () => {
+  it('operaciones: abandona un timbrado atorado, reintenta una cancelación atorada y una entrega que falla, desde las páginas', async () => {
     const receptor = await receptorWebhooks((n) => (n === 1 ? 500 : 200));
     try {
       const atorada = await c.http.post(
@@ -252,6 +285,34 @@ describe('consola en Chromium', () => {
       expect(eventos.body.datos[0].actor).toEqual({ tipo: 'usuario', id: usuarios.operaciones.id });
       expect(eventos.body.datos[0].solicitud).toMatchObject({ llave: null });
 
+      // A cancellation stuck on the PAC, retried from the page once the PAC is back: cancelled now, not at its next retry.
+      const timbrada = await c.http.post('/v1/facturas', facturaNueva(c));
+      expect(timbrada.status).toBe(201);
+      await fallasPac(pila, 'caido');
+      expect((await c.http.post(`/v1/facturas/${timbrada.body.id}/cancelar`, { motivo: '02' })).status).toBe(
+        202,
+      );
+      await esperar(async () => {
+        const l = (await c.http.get('/v1/pendientes?tipo=cancelacion')).body.datos;
+        return l.find(
+          (x: { id: string; acciones: unknown[] }) => x.id === timbrada.body.id && x.acciones.length,
+        )
+          ? true
+          : undefined;
+      });
+      await fallasPac(pila, 'normal');
+      await page.goto(`${pila.url}/consola/pendientes?tipo=cancelacion`);
+      const filaCancelacion = `tr:has(a[href="/consola/facturas/${timbrada.body.id}"])`;
+      expect(await texto(page, `${filaCancelacion} td:nth-child(6)`)).toMatch(
+        /El PAC no respondió a la solicitud de cancelación/,
+      );
+      await Promise.all([page.waitForNavigation(), page.click(`${filaCancelacion} button`)]);
+      expect(await texto(page, '.aviso')).toBe('Se pidió reintentar la cancelación ahora.');
+      expect((await c.http.get(`/v1/facturas/${timbrada.body.id}`)).body).toMatchObject({
+        estado: 'cancelada',
+        cancelacion: { estado: 'aceptada' },
+      });
+
       await page.goto(`${pila.url}/consola/webhooks`);
       const boton = await page.waitForSelector(`form:has(input[name=id][value="${entrega.id}"]) button`);
       expect(await page.content()).toContain('HTTP 500');
@@ -287,7 +348,7 @@ describe('consola en Chromium', () => {
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Saltar al contenido');
 
-    // Every page at a phone's width: no sideways scroll, every field named by a label.
+    // Every page at a phone's width: no sideways scroll, every field named by a label, AA contrast.
     await page.setViewport({ width: 360, height: 780 });
     for (const ruta of [
       '/consola',
@@ -304,6 +365,7 @@ describe('consola en Chromium', () => {
           (e) => !(e.id && document.querySelector(`label[for="${e.id}"]`)),
         ).length,
       }));
+      expect(await bajoContraste(page)).toEqual({ revisados: true, bajos: [] });
       expect({ ruta, ...medida, ancho: medida.ancho <= medida.visible }).toEqual({
         ruta,
         ancho: true,
