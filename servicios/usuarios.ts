@@ -39,7 +39,9 @@ function validarNueva(contrasena: string, correo: string) {
       `La contraseña debe tener entre ${CONTRASENA_MINIMA} y ${CONTRASENA_MAXIMA} caracteres.`,
       'nueva',
     );
-  if (contrasena.toLowerCase().includes(correo.split('@')[0]!.toLowerCase()))
+  // The email's name is the first guess; a name of 3 letters or fewer would refuse half the phrases.
+  const nombre = correo.split('@')[0]!.toLowerCase();
+  if (nombre.length >= 4 && contrasena.toLowerCase().includes(nombre))
     throw new ErrorNegocio(
       'solicitud_invalida',
       'contrasena_invalida',
@@ -137,6 +139,11 @@ export function crearServicioUsuarios(deps: {
       const nuevo = t.getTime() + DURACION_SESION_MS;
       if (nuevo - s.vence_en.getTime() >= RENOVACION_MS)
         await deps.usuarios.extenderSesion(hash, new Date(nuevo));
+      // As a live key: live stays open only while the account may work live (a CSD can expire meanwhile).
+      if (s.modo === 'live' && !(await deps.liveHabilitado(s.usuario.cuenta_id))) {
+        await deps.usuarios.cambiarModo(hash, 'test');
+        return { usuario: s.usuario, modo: 'test', hash };
+      }
       return { usuario: s.usuario, modo: s.modo, hash };
     },
 
@@ -175,12 +182,6 @@ export function crearServicioUsuarios(deps: {
           'modo',
         );
       await deps.usuarios.cambiarModo(s.hash, modo);
-    },
-
-    /** The emails of the account's users among `ids`: how actors are named. */
-    async correos(cuentaId: string, ids: readonly string[]): Promise<Map<string, string>> {
-      const filas = await deps.usuarios.deCuenta(cuentaId, ids);
-      return new Map(filas.map((u) => [u.id, u.correo]));
     },
   };
 }

@@ -53,16 +53,6 @@ export function crearRepositorioUsuarios(db: Knex) {
       return f && leer(f);
     },
 
-    /** The account's users by id, for naming the actors of its events. */
-    async deCuenta(cuentaId: string, ids: readonly string[]): Promise<FilaUsuario[]> {
-      if (!ids.length) return [];
-      const filas = (await db('usuarios')
-        .select(COLUMNAS)
-        .where({ cuenta_id: cuentaId })
-        .whereIn('id', ids)) as FilaUsuario[];
-      return filas.map(leer);
-    },
-
     async hashContrasena(cuentaId: string, id: string): Promise<string | undefined> {
       const f = (await db('usuarios')
         .select('contrasena_hash')

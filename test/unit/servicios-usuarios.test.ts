@@ -104,6 +104,10 @@ describe('servicio de usuarios de la consola', () => {
     await s.cambiarContrasena(una, contrasena, 'frase nueva y larga');
     expect(await s.sesion(otra)).toBeUndefined();
     expect(await s.sesion((await s.entrar('pedro@b.mx', 'frase nueva y larga')).token)).toBeDefined();
+    // A name of three letters or fewer is not a guess worth refusing phrases for.
+    const corto = await s.crear({ cuentaId: 'cta_a', correo: 'al@b.mx', rol: 'admin' });
+    const sesionCorta = (await s.sesion((await s.entrar('al@b.mx', corto.contrasena)).token))!;
+    await s.cambiarContrasena(sesionCorta, corto.contrasena, 'algo largo de verdad');
   });
 
   it('el modo live se abre solo a una cuenta habilitada; salir cierra la sesión', async () => {
@@ -115,6 +119,9 @@ describe('servicio de usuarios de la consola', () => {
     live = true;
     await s.cambiarModo(sesion, 'live');
     expect((await s.sesion(token))!.modo).toBe('live');
+    // The account stops meeting live's requirements (its CSD expired): the session is back in test.
+    live = false;
+    expect((await s.sesion(token))!.modo).toBe('test');
     await s.salir(sesion);
     expect(await s.sesion(token)).toBeUndefined();
   });

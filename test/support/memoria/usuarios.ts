@@ -36,12 +36,6 @@ export function crearUsuariosEnMemoria(m: Almacen): RepositorioUsuarios {
       const u = deCuenta(cuentaId, id);
       return u && leer(u);
     },
-    async deCuenta(cuentaId, ids) {
-      return usuarios
-        .todas()
-        .filter((u) => u.cuenta_id === cuentaId && ids.includes(u.id))
-        .map(leer);
-    },
     async hashContrasena(cuentaId, id) {
       return deCuenta(cuentaId, id)?.contrasena_hash;
     },
