@@ -1,4 +1,6 @@
+import { execFile } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
+import { promisify } from 'node:util';
 import { join } from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { raizProyecto } from '../../config/rutas';
@@ -39,7 +41,20 @@ describe('consola en Chromium', () => {
       navegador.navegador(),
     ]);
     c = await cuentaLista(pila);
-    for (const rol of ['finanzas', 'operaciones', 'admin'] as const) {
+    // Finance's user as an operator makes one (the command prints the one-time password once); the others directly.
+    const correoFinanzas = `finanzas.${c.cuentaId.slice(-8)}@empresa.example.mx`;
+    const { stdout } = await usuarioCrear(
+      '--cuenta',
+      c.cuentaId,
+      '--correo',
+      correoFinanzas,
+      '--rol',
+      'finanzas',
+    );
+    const creado = JSON.parse(stdout);
+    expect(creado).toMatchObject({ cuenta: c.cuentaId, correo: correoFinanzas, rol: 'finanzas' });
+    usuarios.finanzas = { id: creado.id, correo: correoFinanzas, temporal: creado.contrasena_temporal };
+    for (const rol of ['operaciones', 'admin'] as const) {
       const correo = `${rol}.${c.cuentaId.slice(-8)}@empresa.example.mx`;
       const { usuario, contrasena } = await pila.servicios.usuarios.crear({
         cuentaId: c.cuentaId,
@@ -55,6 +70,9 @@ describe('consola en Chromium', () => {
     await navegador?.cerrar();
     await pila?.detener();
   });
+
+  const usuarioCrear = (...args: string[]) =>
+    promisify(execFile)(process.execPath, ['dist/scripts/usuario-crear.js', ...args], { env: process.env });
 
   async function nuevaPagina(ancho = 1280): Promise<Page> {
     const ctx = await browser.createBrowserContext();
@@ -374,6 +392,26 @@ describe('consola en Chromium', () => {
       });
       if (ruta === '/consola/facturas') await captura(page, 'consola-telefono');
     }
+
+    // The operator command refuses a taken email and an unknown account, writing nothing.
+    const repetido = await usuarioCrear(
+      '--cuenta',
+      c.cuentaId,
+      '--correo',
+      usuarios.admin.correo,
+      '--rol',
+      'admin',
+    ).catch((e) => e);
+    expect([repetido.code, repetido.stderr]).toEqual([1, expect.stringContaining('correo_en_uso')]);
+    const sinCuenta = await usuarioCrear(
+      '--cuenta',
+      'cta_noexiste',
+      '--correo',
+      'x@y.mx',
+      '--rol',
+      'admin',
+    ).catch((e) => e);
+    expect([sinCuenta.code, sinCuenta.stderr]).toEqual([1, expect.stringContaining('no existe')]);
 
     // Five wrong passwords for one email: the sixth attempt waits, even with the right one.
     const intento = (contrasena: string) =>
