@@ -78,7 +78,8 @@ export const VARIABLES = {
     defecto: 'cfdi',
   },
   TEMPORAL_UI_URL: {
-    descripcion: 'URL de la interfaz web de Temporal: la imprime make up y a ella llevan los enlaces de la consola.',
+    descripcion:
+      'URL de la interfaz web de Temporal: la imprime make up y a ella llevan los enlaces de la consola.',
     esquema: z.string().url().default('http://localhost:8233'),
     defecto: 'http://localhost:8233',
   },
