@@ -1,4 +1,5 @@
 import { Context } from '@temporalio/activity';
+import { esUsuario } from '../dominio/usuario';
 import { sellarComprobante } from '../cfdi/comprobante/sellar';
 import { fechaCfdi } from '../cfdi/fecha';
 import type { ConsultaCatalogos } from '../cfdi/reglas/catalogos';
@@ -22,6 +23,10 @@ import { crearAbridorCsd } from './csd';
 import { pasoDefinitivo, registroInexistente } from './definitivo';
 import type { MetricasActividades } from './metricas';
 import type { ColaPdf } from './pdf';
+
+/** Who asked, in the error's words: a console user (`usr_…`), an API key, or an operator outside the API. */
+const quienPidio = (o: { llaveId: string } | undefined) =>
+  !o ? 'un operador' : esUsuario(o.llaveId) ? `la persona ${o.llaveId} (consola)` : `la llave ${o.llaveId}`;
 
 /** What the workflow passes around: ids only, never XML, PDFs or secrets. */
 export interface EntradaTimbrado {
@@ -318,7 +323,7 @@ export function crearActividadesTimbrado(d: DepsTimbrado) {
       }
       const error: ErrorTimbrado = {
         codigo: 'timbrado_abandonado',
-        mensaje: `El timbrado se abandonó a petición de ${s.origen ? `la llave ${s.origen.llaveId}` : 'un operador'} sin que el PAC lo timbrara (${f.timbrado_intentos} intentos): la factura queda en borrador y puede timbrarse de nuevo con POST /v1/facturas/${e.facturaId}/timbrar.`,
+        mensaje: `El timbrado se abandonó a petición de ${quienPidio(s.origen)} sin que el PAC lo timbrara (${f.timbrado_intentos} intentos): la factura queda en borrador y puede timbrarse de nuevo con POST /v1/facturas/${e.facturaId}/timbrar.`,
         paso: 'pac',
       };
       await rechazar(e, error, alcanceSistema({ ...e, origen: s.origen }));

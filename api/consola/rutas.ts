@@ -11,7 +11,8 @@ import { claveDeDireccion, crearLimiteDeFallos } from '../middleware/limite';
 import { aApiError } from '../middleware/manejador-errores';
 import { aviso, campoCsrf, pagina, paginaSuelta } from './diseno';
 import { html, type Html } from './html';
-import { campo, conSesion, consolaDe, ponerCookie, quitarCookie, tokenDe } from './sesion';
+import { campo, conSesion, consolaDe, destinoSeguro, ponerCookie, quitarCookie, tokenDe } from './sesion';
+import { parametro } from './paginas/comun';
 import { paginasFacturas } from './paginas/facturas';
 import { paginasOperacion } from './paginas/operacion';
 import { paginaPanel } from './paginas/panel';
@@ -31,9 +32,10 @@ const FALLOS_POR_DIRECCION = 20;
 export const enviar = (res: Response, contenido: Html, status = 200) =>
   res.status(status).type('html').send(contenido.texto);
 
-function formularioEntrar(correo = '', error?: string): Html {
+function formularioEntrar(correo = '', error?: string, volver = '/consola'): Html {
   return html`${aviso(error, 'error')}
     <form method="post" action="/consola/entrar">
+      <input type="hidden" name="volver" value="${volver}" />
       <div class="campo">
         <label for="correo">Correo</label>
         <input
@@ -110,11 +112,19 @@ export function rutasConsola(servicios: Servicios, op: OpcionesConsola): Router 
 
   r.get('/consola/entrar', async (req, res) => {
     const token = tokenDe(req);
-    if (token && (await usuarios.sesion(token))) return res.redirect(303, '/consola');
-    enviar(res, paginaSuelta('Entrar', formularioEntrar()));
+    const volver = destinoSeguro(parametro(req, 'volver'));
+    if (token && (await usuarios.sesion(token))) return res.redirect(303, volver);
+    enviar(res, paginaSuelta('Entrar', formularioEntrar('', undefined, volver)));
   });
   r.post('/consola/entrar', async (req, res) => {
+    if (!req.is('application/x-www-form-urlencoded'))
+      throw new ErrorNegocio(
+        'solicitud_invalida',
+        'formulario_requerido',
+        'Entre desde el formulario de /consola/entrar (application/x-www-form-urlencoded).',
+      );
     const [correo, contrasena] = [campo(req, 'correo'), campo(req, 'contrasena')];
+    const volver = destinoSeguro(campo(req, 'volver'));
     // An email is counted by its hash: the table of failures never holds an address.
     const claveCorreo = `consola:correo:${createHash('sha256').update(normalizarCorreo(correo)).digest('hex').slice(0, 40)}`;
     const claveDireccion = `consola:dir:${claveDeDireccion(req.ip)}`;
@@ -131,6 +141,7 @@ export function rutasConsola(servicios: Servicios, op: OpcionesConsola): Router 
           formularioEntrar(
             correo,
             `Demasiados intentos fallidos: espere ${Math.ceil(espera / 60)} min antes de intentar de nuevo.`,
+            volver,
           ),
         ),
         429,
@@ -139,13 +150,13 @@ export function rutasConsola(servicios: Servicios, op: OpcionesConsola): Router 
     try {
       const { token } = await usuarios.entrar(correo, contrasena);
       ponerCookie(req, res, token);
-      res.redirect(303, '/consola');
+      res.redirect(303, volver);
     } catch (e) {
       if (!(e instanceof ErrorNegocio) || e.codigo !== 'credenciales_invalidas') throw e;
       await porCorreo.registrarFallo(claveCorreo);
       if (await porDireccion.registrarFallo(claveDireccion))
         req.log.warn({ cliente: claveDireccion }, 'consola: límite de intentos fallidos alcanzado');
-      enviar(res, paginaSuelta('Entrar', formularioEntrar(correo, e.message)), 401);
+      enviar(res, paginaSuelta('Entrar', formularioEntrar(correo, e.message, volver)), 401);
     }
   });
 

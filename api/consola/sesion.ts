@@ -51,7 +51,9 @@ export function conSesion(usuarios: ServicioUsuarios): RequestHandler {
     const sesion = token ? await usuarios.sesion(token) : undefined;
     if (!token || !sesion) {
       if (token) quitarCookie(req, res);
-      if (req.method === 'GET') return res.redirect(303, '/consola/entrar');
+      // Back to the page asked for once signed in (a shared link to an invoice).
+      if (req.method === 'GET')
+        return res.redirect(303, `/consola/entrar?volver=${encodeURIComponent(req.originalUrl)}`);
       throw new ErrorNegocio('autenticacion', 'sesion_requerida', 'La sesión terminó: vuelva a entrar.');
     }
     if (req.method === 'POST' && !csrfValido(token, campo(req, '_csrf')))
@@ -96,6 +98,12 @@ export function campo(req: Request, nombre: string): string {
   const v = (req.body as Record<string, unknown> | undefined)?.[nombre];
   return typeof v === 'string' ? v : '';
 }
+
+/** Where to go after signing in: a console page of this site only, never another origin. */
+export const destinoSeguro = (v: string) =>
+  /^\/consola(\/[\w\-./?=&%]*)?$/.test(v) && !v.includes('//') && !v.startsWith('/consola/entrar')
+    ? v
+    : '/consola';
 
 export function consolaDe(req: Request) {
   if (!req.consola) throw new Error('ruta de consola sin sesión');

@@ -1,14 +1,13 @@
 import type { Router } from 'express';
 import type { Servicios } from '../../../composicion/servicios';
 import type { Esquema } from '../../../contrato';
-import { esFechaValida } from '../../../dominio/cobranza';
 import { puede } from '../../../dominio/usuario';
 import { alcanceDe } from '../../alcance';
 import { importe, pagina } from '../diseno';
 import { consulta, html, type Html } from '../html';
 import { enviar } from '../rutas';
 import { consolaDe, exigir } from '../sesion';
-import { idDe } from './comun';
+import { fechaParametro, idDe, parametro } from './comun';
 
 type Estado = Esquema<'EstadoDeCuenta'>;
 
@@ -22,7 +21,7 @@ const CUBETAS = [
 function totales(e: Estado): Html {
   if (!e.totales.length)
     return html`<p class="tenue">El cliente no tiene facturas timbradas a esa fecha.</p>`;
-  return html`<div class="tabla">
+  return html`<div class="tabla apilable">
     <table>
       <caption>
         Saldo y antigüedad al ${e.fecha}, por moneda
@@ -40,11 +39,14 @@ function totales(e: Estado): Html {
         ${e.totales.map(
           (t) =>
             html`<tr>
-              <th scope="row">${t.moneda}</th>
-              <td class="num">${importe(t.facturado, t.moneda)}</td>
-              <td class="num">${importe(t.cobrado, t.moneda)}</td>
-              <td class="num"><strong>${importe(t.saldo, t.moneda)}</strong></td>
-              ${CUBETAS.map(([k]) => html`<td class="num">${importe(t.antiguedad[k], t.moneda)}</td>`)}
+              <th scope="row" data-etiqueta="Moneda">${t.moneda}</th>
+              <td data-etiqueta="Facturado" class="num">${importe(t.facturado, t.moneda)}</td>
+              <td data-etiqueta="Cobrado" class="num">${importe(t.cobrado, t.moneda)}</td>
+              <td data-etiqueta="Saldo" class="num"><strong>${importe(t.saldo, t.moneda)}</strong></td>
+              ${CUBETAS.map(
+                ([k, n]) =>
+                  html`<td class="num" data-etiqueta="${n}">${importe(t.antiguedad[k], t.moneda)}</td>`,
+              )}
             </tr>`,
         )}
       </tbody>
@@ -54,7 +56,7 @@ function totales(e: Estado): Html {
 
 function facturas(lista: Estado['facturas'], titulo: string): Html {
   if (!lista.length) return html`<p class="tenue">Ninguna.</p>`;
-  return html`<div class="tabla">
+  return html`<div class="tabla apilable">
     <table>
       <caption>
         ${titulo}
@@ -74,17 +76,17 @@ function facturas(lista: Estado['facturas'], titulo: string): Html {
         ${lista.map(
           (f) =>
             html`<tr>
-              <td>
+              <td data-etiqueta="Serie-folio">
                 <a href="/consola/facturas/${f.id}">${f.serie_folio || f.id}</a>${f.estado === 'cancelada'
                   ? html` <span class="etiqueta neutra">Cancelada</span>`
                   : ''}
               </td>
-              <td>${f.fecha.slice(0, 10)}</td>
-              <td>${f.metodo_pago ?? '—'}</td>
-              <td class="num">${importe(f.total, f.moneda)}</td>
-              <td class="num">${importe(f.pagado, f.moneda)}</td>
-              <td class="num">${importe(f.saldo_pendiente, f.moneda)}</td>
-              <td class="num">${f.dias ?? '—'}</td>
+              <td data-etiqueta="Fecha">${f.fecha.slice(0, 10)}</td>
+              <td data-etiqueta="Método">${f.metodo_pago ?? '—'}</td>
+              <td data-etiqueta="Total" class="num">${importe(f.total, f.moneda)}</td>
+              <td data-etiqueta="Pagado" class="num">${importe(f.pagado, f.moneda)}</td>
+              <td data-etiqueta="Saldo" class="num">${importe(f.saldo_pendiente, f.moneda)}</td>
+              <td data-etiqueta="Días" class="num">${f.dias ?? '—'}</td>
             </tr>`,
         )}
       </tbody>
@@ -94,7 +96,7 @@ function facturas(lista: Estado['facturas'], titulo: string): Html {
 
 function pagos(lista: Estado['pagos'], facturasDe: Map<string, string | null>): Html {
   if (!lista.length) return html`<p class="tenue">Sin pagos registrados.</p>`;
-  return html`<div class="tabla">
+  return html`<div class="tabla apilable">
     <table>
       <caption>
         Pagos aplicados a sus facturas (complementos de pago)
@@ -113,14 +115,14 @@ function pagos(lista: Estado['pagos'], facturasDe: Map<string, string | null>): 
         ${lista.map(
           (p) =>
             html`<tr>
-              <td>${p.fecha_pago.slice(0, 10)}</td>
-              <td>
+              <td data-etiqueta="Fecha">${p.fecha_pago.slice(0, 10)}</td>
+              <td data-etiqueta="Factura">
                 <a href="/consola/facturas/${p.factura}">${facturasDe.get(p.factura) || p.factura}</a>
               </td>
-              <td class="num">${p.num_parcialidad}</td>
-              <td class="num">${importe(p.imp_pagado, p.moneda)}</td>
-              <td class="num">${importe(p.imp_saldo_insoluto, p.moneda)}</td>
-              <td>
+              <td data-etiqueta="Parcialidad" class="num">${p.num_parcialidad}</td>
+              <td data-etiqueta="Pagado" class="num">${importe(p.imp_pagado, p.moneda)}</td>
+              <td data-etiqueta="Saldo después" class="num">${importe(p.imp_saldo_insoluto, p.moneda)}</td>
+              <td data-etiqueta="CFDI de pago">
                 ${p.factura_pago
                   ? html`<a href="/consola/facturas/${p.factura_pago}">${p.serie_folio || p.factura_pago}</a>`
                   : '—'}
@@ -134,13 +136,11 @@ function pagos(lista: Estado['pagos'], facturasDe: Map<string, string | null>): 
 
 /** A client's statement of account: balance and ageing per currency, open invoices (or all), payments, CSV. */
 export function paginasClientes(r: Router, s: Servicios): void {
-  const fechaDe = (q: unknown) => (typeof q === 'string' && esFechaValida(q) ? q : undefined);
-
   r.get('/consola/clientes/:id', async (req, res) => {
     const { marco, sesion } = consolaDe(req);
     const id = idDe(req, 'cli', 'cliente_no_encontrado', 'El cliente');
-    const fecha = fechaDe(req.query.fecha);
-    const todas = req.query.todas === '1';
+    const fecha = fechaParametro(req, 'fecha');
+    const todas = parametro(req, 'todas') === '1';
     const e = await s.clientes.estadoDeCuenta(alcanceDe(req), id, { fecha });
     const abiertas = e.facturas.filter((f) => f.saldo_pendiente !== null && Number(f.saldo_pendiente) > 0);
     const csv = `/consola/clientes/${id}/estado_de_cuenta.csv${consulta({ fecha })}`;
@@ -187,7 +187,7 @@ export function paginasClientes(r: Router, s: Servicios): void {
     exigir(req, 'exportar');
     const id = idDe(req, 'cli', 'cliente_no_encontrado', 'El cliente');
     const { archivo, csv } = await s.clientes.estadoDeCuentaCsv(alcanceDe(req), id, {
-      fecha: fechaDe(req.query.fecha),
+      fecha: fechaParametro(req, 'fecha'),
     });
     res
       .type('text/csv; charset=utf-8')

@@ -1,5 +1,6 @@
 import type { Request } from 'express';
 import type { Esquema } from '../../../contrato';
+import { esFechaValida } from '../../../dominio/cobranza';
 import { ErrorNegocio } from '../../../dominio/errores';
 import { LIMITE_POR_DEFECTO } from '../../paginacion';
 import { html, type Html } from '../html';
@@ -10,17 +11,37 @@ type Factura = Esquema<'Factura'>;
 export const AVISOS: Record<string, string> = {
   contrasena: 'Su contraseña quedó guardada.',
   reintento: 'Se pidió intentarlo ahora: la operación sigue en segundo plano.',
-  abandono: 'El timbrado se abandonó: la factura quedó como fallida, con su evento.',
+  abandono: 'El timbrado se abandonó: quedó fallido (la factura sigue en borrador), con su evento.',
   cancelacion: 'Se pidió reintentar la cancelación ahora.',
   entrega: 'Se pidió reintentar la entrega ahora (la misma entrega, sin duplicarla).',
   reenvio: 'Se pidió reenviar el evento.',
 };
 
-export const avisoDe = (req: Request) => AVISOS[String(req.query.aviso ?? '')];
+/** A query parameter as text: absent or repeated (a list) is '', so no page ever sees a non-string. */
+export function parametro(req: Request, nombre: string): string {
+  const v = req.query[nombre];
+  return typeof v === 'string' ? v : '';
+}
+
+/** A date parameter (`YYYY-MM-DD`, a real day) or undefined when absent; anything else is a clear 400 page. */
+export function fechaParametro(req: Request, nombre: string): string | undefined {
+  const v = parametro(req, nombre);
+  if (!v) return undefined;
+  if (!esFechaValida(v))
+    throw new ErrorNegocio(
+      'solicitud_invalida',
+      'fecha_invalida',
+      `${nombre} debe ser una fecha que exista, AAAA-MM-DD (se recibió «${v.slice(0, 20)}»).`,
+      nombre,
+    );
+  return v;
+}
+
+export const avisoDe = (req: Request) => AVISOS[parametro(req, 'aviso')];
 
 /** A page's cursor: the last id of the previous page, of the list's own kind only. */
 export function paginaDe(req: Request, prefijos: readonly string[]) {
-  const despues = typeof req.query.despues === 'string' ? req.query.despues : undefined;
+  const despues = parametro(req, 'despues') || undefined;
   if (despues !== undefined && !prefijos.some((p) => new RegExp(`^${p}_[0-9a-z]{26}$`).test(despues)))
     throw new ErrorNegocio(
       'solicitud_invalida',

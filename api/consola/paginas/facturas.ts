@@ -8,15 +8,20 @@ import { consulta, html, type Html } from '../html';
 import type { OpcionesConsola } from '../rutas';
 import { enviar } from '../rutas';
 import { consolaDe, exigir } from '../sesion';
-import { avisoDe, estadoFactura, idDe, paginaDe, serieFolio } from './comun';
+import { avisoDe, estadoFactura, fechaParametro, idDe, paginaDe, parametro, serieFolio } from './comun';
 
 type Factura = Esquema<'Factura'>;
 type Paso = Esquema<'PasoHistoria'>;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC = /^[A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3}$/i;
-const FECHA = /^\d{4}-\d{2}-\d{2}$/;
 const ESTADOS = ['borrador', 'timbrada', 'cancelada'] as const;
+/** The API's states as a person looks for them: a draft is also what is stamping or failed to. */
+const NOMBRE_ESTADO: Record<(typeof ESTADOS)[number], string> = {
+  borrador: 'Borrador, timbrando o fallida',
+  timbrada: 'Timbrada',
+  cancelada: 'Cancelada',
+};
 
 /** What the one search box holds: a UUID, a client (id or RFC) or a serie-folio. */
 export function interpretarBusqueda(q: string): { uuid?: string; cliente?: string; folio?: string } {
@@ -68,11 +73,10 @@ export function paginasFacturas(r: Router, s: Servicios, op: OpcionesConsola): v
 
   r.get('/consola/facturas', async (req, res) => {
     const { marco } = consolaDe(req);
-    const q = req.query as Record<string, string | undefined>;
-    const texto = (q.q ?? '').slice(0, 64);
-    const estado = ESTADOS.find((e) => e === q.estado);
-    const desde = q.desde && FECHA.test(q.desde) ? q.desde : undefined;
-    const hasta = q.hasta && FECHA.test(q.hasta) ? q.hasta : undefined;
+    const texto = parametro(req, 'q').slice(0, 64);
+    const estado = ESTADOS.find((e) => e === parametro(req, 'estado'));
+    const desde = fechaParametro(req, 'desde');
+    const hasta = fechaParametro(req, 'hasta');
     if (texto.startsWith('fac_'))
       return res.redirect(303, `/consola/facturas/${encodeURIComponent(texto.trim())}`);
     const t = await s.facturas.listar(
@@ -104,7 +108,10 @@ export function paginasFacturas(r: Router, s: Servicios, op: OpcionesConsola): v
               <select id="estado" name="estado">
                 <option value="">Todos</option>
                 ${ESTADOS.map(
-                  (e) => html`<option value="${e}" ${estado === e ? html` selected` : ''}>${e}</option>`,
+                  (e) =>
+                    html`<option value="${e}" ${estado === e ? html` selected` : ''}>
+                      ${NOMBRE_ESTADO[e]}
+                    </option>`,
                 )}
               </select>
             </div>

@@ -8,7 +8,7 @@ import { aviso, campoCsrf, cuando, duracion, pagina, type Marco } from '../disen
 import { consulta, html, type Html } from '../html';
 import { enviar } from '../rutas';
 import { campo, consolaDe, exigir } from '../sesion';
-import { avisoDe, paginaDe } from './comun';
+import { avisoDe, paginaDe, parametro } from './comun';
 
 type Pendiente = Esquema<'Pendiente'>;
 type Entrega = Esquema<'Entrega'>;
@@ -97,7 +97,7 @@ const ultimoIntento = (e: Entrega) => e.intentos.at(-1);
 function tablaEntregas(m: Marco, operar: boolean, entregas: Entrega[], titulo: string): Html {
   if (!entregas.length) return html`<p class="tenue">Ninguna.</p>`;
   const ahora = new Date();
-  return html`<div class="tabla">
+  return html`<div class="tabla apilable">
     <table>
       <caption>
         ${titulo}
@@ -137,17 +137,17 @@ function tablaEntregas(m: Marco, operar: boolean, entregas: Entrega[], titulo: s
                   /><button type="submit">Reenviar</button>
                 </form>`;
           return html`<tr>
-            <td><code>${e.id}</code><br /><span class="tenue">${e.estado}</span></td>
-            <td>${e.tipo_evento}<br /><code>${e.evento}</code></td>
-            <td class="num">${e.intentos.length}</td>
-            <td>
+            <td data-etiqueta="Entrega"><code>${e.id}</code><br /><span class="tenue">${e.estado}</span></td>
+            <td data-etiqueta="Evento">${e.tipo_evento}<br /><code>${e.evento}</code></td>
+            <td data-etiqueta="Intentos" class="num">${e.intentos.length}</td>
+            <td data-etiqueta="Último resultado">
               ${u
                 ? html`${u.status_http ? `HTTP ${u.status_http}` : (u.error?.codigo ?? '—')} ·
                     ${cuando(u.iniciado_en, ahora)}<br /><span class="tenue">${u.error?.mensaje ?? ''}</span>`
                 : '—'}
             </td>
-            <td>${cuando(e.proximo_intento_en, ahora)}</td>
-            <td>${accion}</td>
+            <td data-etiqueta="Próximo intento">${cuando(e.proximo_intento_en, ahora)}</td>
+            <td data-etiqueta="Acción">${accion}</td>
           </tr>`;
         })}
       </tbody>
@@ -181,7 +181,7 @@ export function paginasOperacion(r: Router, s: Servicios): void {
   r.get('/consola/pendientes', async (req, res) => {
     const { marco, sesion } = consolaDe(req);
     const operar = puede(sesion.usuario.rol, 'operar');
-    const tipo = (Object.keys(TIPOS) as Pendiente['tipo'][]).find((t) => t === req.query.tipo);
+    const tipo = (Object.keys(TIPOS) as Pendiente['tipo'][]).find((t) => t === parametro(req, 'tipo'));
     const t = await s.pendientes.listar(
       alcanceDe(req),
       { tipo },
@@ -214,10 +214,10 @@ export function paginasOperacion(r: Router, s: Servicios): void {
             <button type="submit">Filtrar</button>
           </form>
           ${filas.length
-            ? html`<div class="tabla">
+            ? html`<div class="tabla apilable">
                 <table>
                   <caption>
-                    ${filas.length} operaciones en esta página
+                    ${filas.length === 1 ? '1 operación' : `${filas.length} operaciones`} en esta página
                   </caption>
                   <thead>
                     <tr>
@@ -234,15 +234,17 @@ export function paginasOperacion(r: Router, s: Servicios): void {
                     ${filas.map(
                       (p) =>
                         html`<tr>
-                          <td>${TIPOS[p.tipo]}</td>
-                          <td>${enlaceRecurso(p)}</td>
-                          <td>${duracion(p.antiguedad_s)}</td>
-                          <td>${PASOS[p.paso]}</td>
-                          <td class="num">${p.intentos ?? '—'}</td>
-                          <td>
+                          <td data-etiqueta="Tipo">${TIPOS[p.tipo]}</td>
+                          <td data-etiqueta="Recurso">${enlaceRecurso(p)}</td>
+                          <td data-etiqueta="Espera">${duracion(p.antiguedad_s)}</td>
+                          <td data-etiqueta="Paso">${PASOS[p.paso]}</td>
+                          <td data-etiqueta="Intentos" class="num">${p.intentos ?? '—'}</td>
+                          <td data-etiqueta="Última causa">
                             ${p.ultima_causa ? p.ultima_causa.mensaje : html`<span class="tenue">—</span>`}
                           </td>
-                          <td>${botones(marco, operar, p.tipo, p.id, p.acciones, 'pendientes')}</td>
+                          <td data-etiqueta="Acciones">
+                            ${botones(marco, operar, p.tipo, p.id, p.acciones, 'pendientes')}
+                          </td>
                         </tr>`,
                     )}
                   </tbody>
@@ -259,8 +261,15 @@ export function paginasOperacion(r: Router, s: Servicios): void {
     const [tipo, accion, id] = [campo(req, 'tipo'), campo(req, 'accion'), campo(req, 'id')];
     const clave = `${tipo}:${accion}`;
     const hacer = ACCIONES[clave];
-    if (!hacer || !ID.test(id))
+    if (!hacer)
       throw new ErrorNegocio('solicitud_invalida', 'accion_invalida', 'Esa acción no existe.', 'accion');
+    if (!ID.test(id))
+      throw new ErrorNegocio(
+        'no_encontrado',
+        'recurso_no_encontrado',
+        `${id.slice(0, 40) || 'El recurso'} no existe.`,
+        'id',
+      );
     await hacer(s, req, id);
     const volver = campo(req, 'volver') === 'webhooks' ? '/consola/webhooks' : '/consola/pendientes';
     res.redirect(303, `${volver}?aviso=${AVISO_ACCION[clave]}`);
@@ -284,7 +293,7 @@ export function paginasOperacion(r: Router, s: Servicios): void {
         html`${aviso(avisoDe(req))}
           <h2>Destinos</h2>
           ${webhooks.datos.length
-            ? html`<div class="tabla">
+            ? html`<div class="tabla apilable">
                 <table>
                   <caption>
                     Destinos de la cuenta en este modo
@@ -300,9 +309,11 @@ export function paginasOperacion(r: Router, s: Servicios): void {
                     ${(webhooks.datos as Webhook[]).map(
                       (w) =>
                         html`<tr>
-                          <td><code>${w.url}</code><br /><span class="tenue">${w.id}</span></td>
-                          <td>${w.activo ? 'Sí' : 'No'}</td>
-                          <td>${saludWebhook(w)}</td>
+                          <td data-etiqueta="URL">
+                            <code>${w.url}</code><br /><span class="tenue">${w.id}</span>
+                          </td>
+                          <td data-etiqueta="Activo">${w.activo ? 'Sí' : 'No'}</td>
+                          <td data-etiqueta="Salud">${saludWebhook(w)}</td>
                         </tr>`,
                     )}
                   </tbody>

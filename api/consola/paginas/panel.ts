@@ -10,7 +10,7 @@ import { graficaBarras } from '../grafica';
 import { html } from '../html';
 import { enviar } from '../rutas';
 import { consolaDe } from '../sesion';
-import { avisoDe } from './comun';
+import { avisoDe, parametro } from './comun';
 
 type Webhook = Esquema<'Webhook'>;
 
@@ -33,7 +33,7 @@ export function paginaPanel(r: Router, s: Servicios): void {
   r.get('/consola', async (req, res) => {
     const { marco } = consolaDe(req);
     const a = alcanceDe(req);
-    const porMes = req.query.agrupacion === 'mes';
+    const porMes = parametro(req, 'agrupacion') === 'mes';
     const hoy = hoyEnMexico(new Date());
     // The last 30 days by day, or the last 12 months (this one included) by month.
     const desde = porMes ? `${sumarDias(`${hoy.slice(0, 7)}-01`, -335).slice(0, 7)}-01` : sumarDias(hoy, -29);
