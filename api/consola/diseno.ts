@@ -2,6 +2,7 @@ import Decimal from 'decimal.js';
 import type { Modo } from '../../dominio/alcance';
 import { NOMBRE_ROL, type Rol } from '../../dominio/usuario';
 import { fechaHora, hora } from '../../presentacion/textos';
+import type { Response } from 'express';
 import { html, type Html } from './html';
 
 /** What every signed-in page shows of its user: who, which mode, and the form token. */
@@ -87,6 +88,10 @@ export function pagina(m: Marco, titulo: string, contenido: Html): Html {
       </main>`,
   );
 }
+
+/** A page's answer: its HTML with its status. */
+export const enviar = (res: Response, contenido: Html, status = 200) =>
+  res.status(status).type('html').send(contenido.texto);
 
 /** A page without a session (sign-in, errors before one). */
 export function paginaSuelta(titulo: string, contenido: Html): Html {

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import express, { Router, type ErrorRequestHandler, type Request, type Response } from 'express';
+import express, { Router, type ErrorRequestHandler, type Request } from 'express';
 import type { Servicios } from '../../composicion/servicios';
 import { ErrorNegocio } from '../../dominio/errores';
 import { CONTRASENA_MINIMA } from '../../dominio/usuario';
@@ -9,28 +9,21 @@ import { normalizarCorreo } from '../../servicios/usuarios';
 import { CARPETA_PORTAL } from '../rutas/autofactura';
 import { claveDeDireccion, crearLimiteDeFallos } from '../middleware/limite';
 import { aApiError } from '../middleware/manejador-errores';
-import { aviso, campoCsrf, pagina, paginaSuelta } from './diseno';
+import { aviso, campoCsrf, enviar, pagina, paginaSuelta } from './diseno';
 import { html, type Html } from './html';
 import { campo, conSesion, consolaDe, destinoSeguro, ponerCookie, quitarCookie, tokenDe } from './sesion';
 import { parametro } from './paginas/comun';
-import { paginasFacturas } from './paginas/facturas';
+import { paginasFacturas, type OpcionesConsola } from './paginas/facturas';
 import { paginasOperacion } from './paginas/operacion';
 import { paginaPanel } from './paginas/panel';
 import { paginasClientes } from './paginas/clientes';
 
-export interface OpcionesConsola {
-  /** The Temporal Web UI and namespace, for the links to an invoice's workflows. */
-  temporalUi: string;
-  namespace: string;
-}
+export type { OpcionesConsola } from './paginas/facturas';
 
 /** Sign-in failures: 5 per email and 20 per client address in 15 minutes, counted across replicas. */
 const VENTANA_MS = 15 * 60_000;
 const FALLOS_POR_CORREO = 5;
 const FALLOS_POR_DIRECCION = 20;
-
-export const enviar = (res: Response, contenido: Html, status = 200) =>
-  res.status(status).type('html').send(contenido.texto);
 
 function formularioEntrar(correo = '', error?: string, volver = '/consola'): Html {
   return html`${aviso(error, 'error')}

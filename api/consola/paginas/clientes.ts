@@ -3,9 +3,8 @@ import type { Servicios } from '../../../composicion/servicios';
 import type { Esquema } from '../../../contrato';
 import { puede } from '../../../dominio/usuario';
 import { alcanceDe } from '../../alcance';
-import { importe, pagina } from '../diseno';
+import { enviar, importe, pagina } from '../diseno';
 import { consulta, html, type Html } from '../html';
-import { enviar } from '../rutas';
 import { consolaDe, exigir } from '../sesion';
 import { fechaParametro, idDe, parametro } from './comun';
 

@@ -3,15 +3,19 @@ import type { Servicios } from '../../../composicion/servicios';
 import type { Esquema } from '../../../contrato';
 import { puede } from '../../../dominio/usuario';
 import { alcanceDe } from '../../alcance';
-import { aviso, campoCsrf, cuando, cuandoCompleto, importe, pagina } from '../diseno';
+import { aviso, campoCsrf, cuando, cuandoCompleto, enviar, importe, pagina } from '../diseno';
 import { consulta, html, type Html } from '../html';
-import type { OpcionesConsola } from '../rutas';
-import { enviar } from '../rutas';
 import { consolaDe, exigir } from '../sesion';
 import { avisoDe, estadoFactura, fechaParametro, idDe, paginaDe, parametro, serieFolio } from './comun';
 
 type Factura = Esquema<'Factura'>;
 type Paso = Esquema<'PasoHistoria'>;
+
+export interface OpcionesConsola {
+  /** The Temporal Web UI and namespace, for the links to an invoice's workflows. */
+  temporalUi: string;
+  namespace: string;
+}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const RFC = /^[A-ZÑ&]{3,4}\d{6}[A-Z0-9]{3}$/i;

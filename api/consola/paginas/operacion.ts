@@ -4,9 +4,8 @@ import type { Esquema } from '../../../contrato';
 import { ErrorNegocio } from '../../../dominio/errores';
 import { puede } from '../../../dominio/usuario';
 import { alcanceDe } from '../../alcance';
-import { aviso, campoCsrf, cuando, duracion, pagina, type Marco } from '../diseno';
+import { aviso, campoCsrf, cuando, duracion, enviar, type Marco, pagina } from '../diseno';
 import { consulta, html, type Html } from '../html';
-import { enviar } from '../rutas';
 import { campo, consolaDe, exigir } from '../sesion';
 import { avisoDe, paginaDe, parametro } from './comun';
 

@@ -5,10 +5,9 @@ import type { Esquema } from '../../../contrato';
 import { sumarDias } from '../../../dominio/cobranza';
 import { hoyEnMexico } from '../../../servicios/fechas';
 import { alcanceDe } from '../../alcance';
-import { aviso, importe, pagina } from '../diseno';
+import { aviso, enviar, importe, pagina } from '../diseno';
 import { graficaBarras } from '../grafica';
 import { html } from '../html';
-import { enviar } from '../rutas';
 import { consolaDe } from '../sesion';
 import { avisoDe, parametro } from './comun';
 
