@@ -106,9 +106,13 @@ describe('consola en Chromium', () => {
 
   const texto = (page: Page, sel: string) => page.$eval(sel, (e) => (e as HTMLElement).innerText.trim());
 
+  /** The page's session as a Cookie header, for requests made outside the browser. */
+  const cookieDe = async (page: Page) =>
+    (await page.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+
   /** A console request from outside the page, with its session's cookie and (when asked) its form token. */
   async function publicar(page: Page, ruta: string, campos: Record<string, string>, conCsrf = true) {
-    const cookie = (await page.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+    const cookie = await cookieDe(page);
     const csrf = await page.$eval('input[name=_csrf]', (i) => (i as HTMLInputElement).value);
     const body = new URLSearchParams({ ...campos, ...(conCsrf ? { _csrf: csrf } : {}) });
     return fetch(`${pila.url}${ruta}`, {
@@ -195,7 +199,7 @@ describe('consola en Chromium', () => {
 
     const xml = await fetch(`${pila.url}/consola/facturas/${id}/xml`, {
       headers: {
-        cookie: (await page.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; '),
+        cookie: await cookieDe(page),
       },
     });
     expect(xml.status).toBe(200);
@@ -245,7 +249,7 @@ describe('consola en Chromium', () => {
     expect(pagosTabla).toMatch(/\$100\.00 MXN/);
     await captura(page, 'consola-cliente');
 
-    const cookie = (await page.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+    const cookie = await cookieDe(page);
     const csv = await fetch(`${pila.url}/consola/clientes/${c.cli}/estado_de_cuenta.csv`, {
       headers: { cookie },
     });
@@ -259,7 +263,7 @@ describe('consola en Chromium', () => {
 
     // Ops may read the statement but not export it.
     const ops = await entrar('operaciones');
-    const cookieOps = (await ops.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+    const cookieOps = await cookieDe(ops);
     const negado = await fetch(`${pila.url}/consola/clientes/${c.cli}/estado_de_cuenta.csv`, {
       headers: { cookie: cookieOps },
     });
@@ -368,7 +372,7 @@ describe('consola en Chromium', () => {
     const page = await entrar('admin', undefined, '/consola/pendientes?tipo=timbrado');
     expect(await page.$$eval('tbody button', (b) => b.length)).toBe(2);
     // Odd addresses get a page in Spanish, never a 500: a repeated parameter, a day that does not exist.
-    const cookieAdmin = (await page.browserContext().cookies()).map((k) => `${k.name}=${k.value}`).join('; ');
+    const cookieAdmin = await cookieDe(page);
     const pedir = (ruta: string) => fetch(`${pila.url}${ruta}`, { headers: { cookie: cookieAdmin } });
     expect((await pedir('/consola/facturas?q=1&q=2')).status).toBe(200);
     const fecha = await pedir(`/consola/clientes/${c.cli}?fecha=2026-02-30`);

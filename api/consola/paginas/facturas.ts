@@ -228,25 +228,20 @@ export function paginasFacturas(r: Router, s: Servicios, op: OpcionesConsola): v
     );
   });
 
-  const volver = (id: string, codigo: string) => `/consola/facturas/${id}?aviso=${codigo}`;
-  r.post('/consola/facturas/:id/timbrado/reintentar', async (req, res) => {
-    exigir(req, 'operar');
-    const id = idDe(req, 'fac', 'factura_no_encontrada', 'La factura');
-    await s.facturas.reintentarTimbrado(alcanceDe(req), id);
-    res.redirect(303, volver(id, 'reintento'));
-  });
-  r.post('/consola/facturas/:id/timbrado/abandonar', async (req, res) => {
-    exigir(req, 'operar');
-    const id = idDe(req, 'fac', 'factura_no_encontrada', 'La factura');
-    await s.facturas.abandonarTimbrado(alcanceDe(req), id);
-    res.redirect(303, volver(id, 'abandono'));
-  });
-  r.post('/consola/facturas/:id/cancelacion/reintentar', async (req, res) => {
-    exigir(req, 'operar');
-    const id = idDe(req, 'fac', 'factura_no_encontrada', 'La factura');
-    await s.facturas.reintentarCancelacion(alcanceDe(req), id);
-    res.redirect(303, volver(id, 'cancelacion'));
-  });
+  // An invoice's actions, each the service call of its API route; back to the invoice with a fixed notice.
+  const acciones = [
+    ['timbrado/reintentar', 'reintento', s.facturas.reintentarTimbrado],
+    ['timbrado/abandonar', 'abandono', s.facturas.abandonarTimbrado],
+    ['cancelacion/reintentar', 'cancelacion', s.facturas.reintentarCancelacion],
+  ] as const;
+  for (const [ruta, aviso, hacer] of acciones) {
+    r.post(`/consola/facturas/:id/${ruta}`, async (req, res) => {
+      exigir(req, 'operar');
+      const id = idDe(req, 'fac', 'factura_no_encontrada', 'La factura');
+      await hacer(alcanceDe(req), id);
+      res.redirect(303, `/consola/facturas/${id}?aviso=${aviso}`);
+    });
+  }
 
   r.get('/consola/facturas/:id/xml', async (req, res) => {
     const id = idDe(req, 'fac', 'factura_no_encontrada', 'La factura');
