@@ -1,3 +1,4 @@
+import { esId } from '../db/ids';
 import type { Pagina, Tramo } from '../dominio/paginacion';
 import { ApiError } from './errores';
 
@@ -35,20 +36,14 @@ function decodificar(
   prefijo: PrefijoLista | readonly PrefijoLista[],
   ambito?: string,
 ): string {
-  const prefijos = typeof prefijo === 'string' ? prefijo : prefijo.join('|');
+  const prefijos = typeof prefijo === 'string' ? [prefijo] : prefijo;
   try {
     const { v, id, a } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as {
       v?: number;
       id?: unknown;
       a?: unknown;
     };
-    if (
-      v === 1 &&
-      a === ambito &&
-      typeof id === 'string' &&
-      new RegExp(`^(?:${prefijos})_[0-9a-z]{26}$`).test(id)
-    )
-      return id;
+    if (v === 1 && a === ambito && typeof id === 'string' && esId(id, prefijos)) return id;
   } catch {
     // falls through to the error
   }

@@ -25,6 +25,10 @@ let ultimo = { ms: -1, azar: 0n };
  * pagination by id returns creation order; within one millisecond the random part of this process's next id
  * counts up from its last one, so ids made in the same millisecond keep their order too.
  */
+/** Whether `id` has the shape `nuevoId` gives, with one of these prefixes (an id from a request, before a lookup). */
+export const esId = (id: string, prefijos: readonly string[]): boolean =>
+  new RegExp(`^(?:${prefijos.join('|')})_[0-9a-z]{26}$`).test(id);
+
 export function nuevoId(prefijo: string, ahora = Date.now()): string {
   let t = '';
   let ms = ahora;

@@ -1,5 +1,5 @@
 import { generarLlave, hashLlave, modoDeLlave } from '../../seguridad/llaves-api';
-import { nuevoId } from '../../db/ids';
+import { esId, nuevoId } from '../../db/ids';
 
 describe('identificadores', () => {
   it('llevan prefijo y ordenan por tiempo de creación', () => {
@@ -15,6 +15,18 @@ describe('identificadores', () => {
     expect([...ids].sort()).toEqual(ids);
     // The next millisecond starts from fresh randomness, still after them.
     expect(nuevoId('cli', 2) > ids.at(-1)!).toBe(true);
+  });
+});
+
+describe('forma de un identificador', () => {
+  it('reconoce los que da nuevoId con alguno de los prefijos pedidos, y nada más', () => {
+    const id = nuevoId('fac');
+    expect([esId(id, ['fac']), esId(id, ['ent', 'fac']), esId(id, ['ent'])]).toEqual([true, true, false]);
+    expect([esId(`${id}x`, ['fac']), esId(id.toUpperCase(), ['fac']), esId('fac_x', ['fac'])]).toEqual([
+      false,
+      false,
+      false,
+    ]);
   });
 });
 

@@ -1,3 +1,4 @@
+import { esId } from '../../../db/ids';
 import type { Request } from 'express';
 import type { Esquema } from '../../../contrato';
 import { esFechaValida } from '../../../dominio/cobranza';
@@ -42,7 +43,7 @@ export const avisoDe = (req: Request) => AVISOS[parametro(req, 'aviso')];
 /** A page's cursor: the last id of the previous page, of the list's own kind only. */
 export function paginaDe(req: Request, prefijos: readonly string[]) {
   const despues = parametro(req, 'despues') || undefined;
-  if (despues !== undefined && !prefijos.some((p) => new RegExp(`^${p}_[0-9a-z]{26}$`).test(despues)))
+  if (despues !== undefined && !esId(despues, prefijos))
     throw new ErrorNegocio(
       'solicitud_invalida',
       'parametro_invalido',
@@ -55,7 +56,7 @@ export function paginaDe(req: Request, prefijos: readonly string[]) {
 /** An id in a console address, checked before it reaches a service (a clear 404 page for anything else). */
 export function idDe(req: Request, prefijo: string, codigo: string, recurso: string): string {
   const id = String(req.params.id ?? '');
-  if (!new RegExp(`^${prefijo}_[0-9a-z]{26}$`).test(id))
+  if (!esId(id, [prefijo]))
     throw new ErrorNegocio('no_encontrado', codigo, `${recurso} ${id.slice(0, 40)} no existe.`, 'id');
   return id;
 }

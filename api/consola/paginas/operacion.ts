@@ -1,3 +1,4 @@
+import { esId } from '../../../db/ids';
 import type { Request, Router } from 'express';
 import type { Servicios } from '../../../composicion/servicios';
 import type { Esquema } from '../../../contrato';
@@ -50,7 +51,6 @@ const AVISO_ACCION: Record<string, string> = {
   'cancelacion:reintentar': 'cancelacion',
   'entrega:reintentar': 'entrega',
 };
-const ID = /^(fac|ent)_[0-9a-z]{26}$/;
 
 function enlaceRecurso(p: Pendiente): Html {
   const r = p.recursos;
@@ -262,7 +262,7 @@ export function paginasOperacion(r: Router, s: Servicios): void {
     const hacer = ACCIONES[clave];
     if (!hacer)
       throw new ErrorNegocio('solicitud_invalida', 'accion_invalida', 'Esa acción no existe.', 'accion');
-    if (!ID.test(id))
+    if (!esId(id, ['fac', 'ent']))
       throw new ErrorNegocio(
         'no_encontrado',
         'recurso_no_encontrado',
@@ -335,7 +335,7 @@ export function paginasOperacion(r: Router, s: Servicios): void {
   r.post('/consola/webhooks/reenviar', async (req, res) => {
     exigir(req, 'operar');
     const [webhook, evento] = [campo(req, 'webhook'), campo(req, 'evento')];
-    if (!/^wh_[0-9a-z]{26}$/.test(webhook) || !/^evt_[0-9a-z]{26}$/.test(evento))
+    if (!esId(webhook, ['wh']) || !esId(evento, ['evt']))
       throw new ErrorNegocio('solicitud_invalida', 'accion_invalida', 'Esa acción no existe.', 'evento');
     await s.webhooks.reenviar(alcanceDe(req), webhook, evento);
     res.redirect(303, '/consola/webhooks?aviso=reenvio');
