@@ -378,7 +378,7 @@ describe('consola en Chromium', () => {
     const fecha = await pedir(`/consola/clientes/${c.cli}?fecha=2026-02-30`);
     expect([fecha.status, await fecha.text()]).toEqual([
       400,
-      expect.stringContaining('fecha debe ser una fecha que exista'),
+      expect.stringContaining('fecha 2026-02-30 no es una fecha válida.'),
     ]);
     // No token, no action.
     const sinCsrf = await publicar(page, '/consola/modo', { modo: 'test' }, false);

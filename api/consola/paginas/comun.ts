@@ -1,7 +1,7 @@
 import { esId } from '../../../db/ids';
 import type { Request } from 'express';
 import type { Esquema } from '../../../contrato';
-import { esFechaValida } from '../../../dominio/cobranza';
+import { diaDeConsulta } from '../../../servicios/fechas';
 import { ErrorNegocio } from '../../../dominio/errores';
 import { LIMITE_POR_DEFECTO } from '../../paginacion';
 import { html, type Html } from '../html';
@@ -24,18 +24,10 @@ export function parametro(req: Request, nombre: string): string {
   return typeof v === 'string' ? v : '';
 }
 
-/** A date parameter (`YYYY-MM-DD`, a real day) or undefined when absent; anything else is a clear 400 page. */
+/** A date parameter (`YYYY-MM-DD`, a real day) or undefined when absent: the API's rule and its 400 `fecha_invalida`. */
 export function fechaParametro(req: Request, nombre: string): string | undefined {
   const v = parametro(req, nombre);
-  if (!v) return undefined;
-  if (!esFechaValida(v))
-    throw new ErrorNegocio(
-      'solicitud_invalida',
-      'fecha_invalida',
-      `${nombre} debe ser una fecha que exista, AAAA-MM-DD (se recibió «${v.slice(0, 20)}»).`,
-      nombre,
-    );
-  return v;
+  return v ? diaDeConsulta(v, v, nombre) : undefined;
 }
 
 export const avisoDe = (req: Request) => AVISOS[parametro(req, 'aviso')];
